@@ -316,7 +316,7 @@ def connect(
     """
     where = resolve_backend(backend)
     if user is None:
-        user = os.environ.get(USER_ENV) or (_login_name() if where == "url" else None)
+        user = default_user(where)
     namespace = namespace_for(chapter, user)
     if allow_big is None:
         allow_big = os.environ.get(ALLOW_BIG_ENV, "").strip().lower() in _TRUE
@@ -329,6 +329,12 @@ def connect(
     if not quiet:
         print(lab.banner)
     return lab
+
+
+def default_user(where: str) -> str | None:
+    """The classroom namespace for a backend: ``$SETLAB_USER``, else the login name on a shared
+    server (``where == "url"``), else none (the lab's own server holds nobody else's keys)."""
+    return os.environ.get(USER_ENV) or (_login_name() if where == "url" else None)
 
 
 def _login_name() -> str:
@@ -403,3 +409,4 @@ def _probe(client: redis.Redis, info: dict[str, Any]) -> dict[str, Any]:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+

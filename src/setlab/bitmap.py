@@ -20,7 +20,9 @@ The memory model follows Redis 7.0 (``src/sds.c``, ``src/object.c``, ``src/bitop
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
+import statistics
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -173,6 +175,44 @@ def bitmap_memory_usage(offsets: Iterable[int], key: str | bytes = "k") -> int:
 def first_setbit_memory_usage(offset: int, key: str | bytes = "k") -> int:
     """``MEMORY USAGE`` after one ``SETBIT`` at ``offset`` on a key that did not exist (bytes)."""
     return bitmap_memory_usage([offset], key)
+
+
+def memory_breakdown(offset: int, key: str | bytes = "k") -> dict[str, int]:
+    """Where ``MEMORY USAGE`` of a first SETBIT at ``offset`` comes from, in bytes.
+
+    Parts: the bitmap data, the sds header and NUL terminator, jemalloc's rounding slack, and the
+    per-key overhead (robj, key string, dictEntry). They add up to
+    :func:`first_setbit_memory_usage`.
+    """
+    length = bytes_for_offset(offset)
+    header = sds_header_bytes(length)
+    allocation = SdsString.new(length).allocation
+    return {
+        "bitmap data": length,
+        "sds header + NUL": header + 1,
+        "allocator rounding": allocation - length - header - 1,
+        "key, robj, dictEntry": key_overhead_bytes(key),
+    }
+
+
+def median_by_offset(rows: Iterable[FirstWrite | dict]) -> list[dict[str, float]]:
+    """Collapse repeated measurements to one row per offset (median of every numeric field)."""
+    groups: dict[int, list[dict]] = {}
+    for row in rows:
+        record = row if isinstance(row, dict) else dataclasses.asdict(row)
+        groups.setdefault(int(record["offset"]), []).append(record)
+    summary = []
+    for offset in sorted(groups):
+        records = groups[offset]
+        merged: dict[str, float] = {"offset": offset, "runs": len(records)}
+        for field in ("strlen", "memory_usage", "model", "server_us", "client_ms"):
+            values = [r[field] for r in records if r.get(field) is not None]
+            merged[field] = statistics.median(values) if values else None
+        merged["second_client_ms"] = statistics.median(r["second_client_ms"] for r in records)
+        merged["server_us_min"] = min((r["server_us"] or 0) for r in records)
+        merged["server_us_max"] = max((r["server_us"] or 0) for r in records)
+        summary.append(merged)
+    return summary
 
 
 def log_spaced_offsets(low: int = 1_000, high: int = MAX_OFFSET, count: int = 12) -> list[int]:

@@ -1,0 +1,59 @@
+# The two commands of the README: `make book` and `make test`. Both create .venv on first use.
+# Python >= 3.11 is needed (override with `make PYTHON=python3.12 ...`).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.setlab-installed
+PORT   ?= 8000
+BOOK_FLAGS := --all -W -n --keep-going
+
+.PHONY: book test lab serve lint reference lock clean help
+
+help:
+	@echo "make book       build the HTML book (every chapter executed) into _build/html"
+	@echo "make test       run the whole test suite (unit, live Redis, book builds)"
+	@echo "make serve      serve the built book on http://127.0.0.1:$(PORT)"
+	@echo "make lab        open the chapters in JupyterLab"
+	@echo "make lint       ruff check + format check"
+	@echo "make reference  re-measure book/data/*.json on a real Redis"
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "setlab needs Python >= 3.11 (try: make PYTHON=python3.11 ...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,live,dev]'
+	@touch $@
+
+book: $(STAMP)
+	@backend=$$($(BIN)/setlab backend) || exit 2; \
+	echo "Building the book on backend: $$backend"; \
+	SETLAB_BACKEND=$$backend $(BIN)/jupyter-book build . $(BOOK_FLAGS) && \
+	echo "Built on backend '$$backend'. Open _build/html/index.html (or run: make serve)"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab book/
+
+serve:
+	@test -f _build/html/index.html || { echo "no book yet: run make book first"; exit 1; }
+	@echo "Serving http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
+
+reference: $(STAMP)
+	$(BIN)/python scripts/measure_setbit.py
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
+
+lock: $(STAMP)
+	@{ echo "# The lock: exact versions of the whole toolchain (Python 3.11, Linux x86-64), used as pip"; \
+	   echo "# constraints by the Makefile so a rebuild next year gives the same book. Regenerate: make lock"; \
+	   $(BIN)/python -m pip freeze --exclude-editable | grep -v '^setlab'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt

@@ -1,0 +1,77 @@
+"""Shared fixtures: a private real redis-server for live tests, the embedded lab for the rest.
+
+Live tests start their own server on a free loopback port (never 6379) through setlab.server.
+Where no redis-server is installed they are skipped — unless SETLAB_REQUIRE_LIVE=1 (CI sets it),
+which turns the skip into a failure so a missing server can never pass silently.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import setlab
+from setlab.server import RedisServer, find_redis_server
+
+REQUIRE_LIVE = os.environ.get("SETLAB_REQUIRE_LIVE", "").lower() in {"1", "true", "yes"}
+
+
+def _need_redis_server() -> None:
+    if find_redis_server():
+        return
+    if REQUIRE_LIVE:
+        pytest.fail("SETLAB_REQUIRE_LIVE=1 but no redis-server binary is installed")
+    pytest.skip("no redis-server binary installed (apt-get install redis-server)")
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """One private redis-server (with RedisBloom when available) for the whole test session."""
+    _need_redis_server()
+    server = RedisServer.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def foreign_server():
+    """A fresh redis-server that setlab treats as somebody else's (reached through REDIS_URL)."""
+    _need_redis_server()
+    server = RedisServer.start(module=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def live_lab(monkeypatch, redis_server, request):
+    """A Lab on the session's private server, as if setlab had started it; cleaned up after."""
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.delenv("SETLAB_USER", raising=False)
+    monkeypatch.setattr(setlab.backend, "_private_server", redis_server)
+    chapter = "test-" + request.node.name.split("[")[0][-40:].replace("_", "-").strip("-")
+    lab = setlab.connect(chapter, backend="live", quiet=True)
+    yield lab
+    lab.cleanup()
+    lab.close()
+
+
+@pytest.fixture
+def fake_lab(request):
+    """A Lab on embedded fakeredis, cleaned up after."""
+    chapter = "test-" + request.node.name.split("[")[0][-40:].replace("_", "-").strip("-")
+    lab = setlab.connect(chapter, backend="fake", quiet=True)
+    yield lab
+    lab.cleanup()
+
+
+@pytest.fixture(scope="module")
+def fake_lab_module(request):
+    """A module-scoped embedded Lab (for hypothesis tests, which dislike function fixtures)."""
+    lab = setlab.connect(
+        "test-" + request.module.__name__.split(".")[-1].replace("_", "-"),
+        backend="fake",
+        quiet=True,
+    )
+    yield lab
+    lab.cleanup()
