@@ -9,7 +9,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator
 
 from setlab.units import format_bytes, format_duration
 
@@ -35,14 +35,20 @@ def use_book_style() -> None:
 
 
 def bytes_axis(ax: Axes, axis: str = "y") -> None:
-    """Label ticks of ``axis`` ("x" or "y") as sizes (B, KiB, MiB, …)."""
-    formatter = FuncFormatter(lambda v, _pos: format_bytes(v, 2) if v > 0 else "0")
-    (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(formatter)
+    """Label ticks of ``axis`` ("x" or "y") as sizes (B, KiB, MiB, …).
+
+    On a log axis the ticks sit at powers of 32 bytes (1 B, 32 B, 1 KiB, 32 KiB, 1 MiB, …), so
+    every label is a round binary size.
+    """
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    if target.get_scale() == "log":
+        target.set_major_locator(LogLocator(base=1024, subs=(1.0, 32.0), numticks=20))
+    target.set_major_formatter(FuncFormatter(lambda v, _pos: format_bytes(v) if v > 0 else "0"))
 
 
 def seconds_axis(ax: Axes, axis: str = "y") -> None:
     """Label ticks of ``axis`` ("x" or "y") as durations (µs, ms, s), values in seconds."""
-    formatter = FuncFormatter(lambda v, _pos: format_duration(v, 2) if v > 0 else "0")
+    formatter = FuncFormatter(lambda v, _pos: format_duration(v) if v > 0 else "0")
     (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(formatter)
 
 

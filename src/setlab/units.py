@@ -16,7 +16,14 @@ def format_bytes(n: float, digits: int = 3) -> str:
         value /= 1024
     if unit == "B":
         return f"{round(value)} B"
-    return f"{value:.{digits}g} {unit}"
+    return f"{_significant(value, digits)} {unit}"
+
+
+def _significant(value: float, digits: int) -> str:
+    """``value`` with ``digits`` significant digits, never in exponent notation (``'100'``)."""
+    if value >= 10 ** (digits - 1):
+        return f"{value:.0f}"
+    return f"{value:.{digits}g}"
 
 
 def format_duration(seconds: float, digits: int = 3) -> str:
@@ -25,8 +32,8 @@ def format_duration(seconds: float, digits: int = 3) -> str:
         raise ValueError(f"seconds must be >= 0, got {seconds!r}")
     for scale, unit in ((1e-6, "µs"), (1e-3, "ms")):
         if seconds < scale * 1000:
-            return f"{seconds / scale:.{digits}g} {unit}"
-    return f"{seconds:.{digits}g} s"
+            return f"{_significant(seconds / scale, digits)} {unit}"
+    return f"{_significant(seconds, digits)} s"
 
 
 def format_count(n: float) -> str:

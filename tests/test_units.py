@@ -1,0 +1,29 @@
+"""setlab.units: the sizes and durations prose and axes show."""
+
+import pytest
+
+from setlab.units import format_bytes, format_duration
+
+
+@pytest.mark.parametrize(
+    ("n", "text"),
+    [(0, "0 B"), (1023, "1023 B"), (1024, "1 KiB"), (1310720, "1.25 MiB"),
+     (640 * 2**20, "640 MiB"), (3 * 2**30, "3 GiB"), (2**50, "1024 TiB")],
+)  # fmt: skip
+def test_format_bytes_uses_binary_units_without_exponents(n, text):
+    assert format_bytes(n) == text
+
+
+@pytest.mark.parametrize(
+    ("s", "text"),
+    [(1e-6, "1 µs"), (1e-4, "100 µs"), (0.01234, "12.3 ms"), (1.5, "1.5 s"), (123.4, "123 s")],
+)
+def test_format_duration_picks_the_unit(s, text):
+    assert format_duration(s) == text
+
+
+def test_negative_quantities_are_rejected():
+    with pytest.raises(ValueError, match="bytes"):
+        format_bytes(-1)
+    with pytest.raises(ValueError, match="seconds"):
+        format_duration(-0.1)
