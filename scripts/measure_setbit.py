@@ -32,8 +32,8 @@ def main() -> None:
         print(f"sweep {run + 1}/{args.repeat} done")
     blocking = []
     timeline = None
+    key = lab.key("blocking")
     for offset in BLOCKING_OFFSETS:
-        key = lab.key("blocking")
         result = latency.probe_during(lab, lambda o=offset: lab.r.setbit(key, o, 1))
         lab.r.unlink(key)
         blocking.append(

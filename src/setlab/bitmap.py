@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from setlab import latency
+
 if TYPE_CHECKING:
     from setlab.backend import Lab
 
@@ -253,11 +255,11 @@ def first_write(lab: Lab, offset: int, key: str | None = None) -> FirstWrite:
     key = key or lab.key("first-write", offset)
     r = lab.r
     r.unlink(key)
-    before = _setbit_usec(lab)
+    before = latency.server_usec(lab, "setbit") if lab.is_real else None
     start = time.perf_counter()
     r.setbit(key, offset, 1)
     client_ms = (time.perf_counter() - start) * 1e3
-    after = _setbit_usec(lab)
+    after = latency.server_usec(lab, "setbit") if lab.is_real else None
     start = time.perf_counter()
     r.setbit(key, offset // 2, 1)
     second_ms = (time.perf_counter() - start) * 1e3
@@ -284,11 +286,3 @@ def sweep_first_writes(
     if progress:
         print()
     return rows
-
-
-def _setbit_usec(lab: Lab) -> float | None:
-    """Total microseconds Redis has spent in SETBIT (None on a server without INFO)."""
-    if not lab.is_real:
-        return None
-    stats = lab.r.info("commandstats").get("cmdstat_setbit")
-    return float(stats["usec"]) if stats else 0.0

@@ -52,33 +52,43 @@ class ProbeResult:
 
 
 def probe_during(
-    lab: Lab, action: Callable[[], object], *, settle: float = 0.05, max_probes: int = 200_000
+    lab: Lab,
+    action: Callable[[], object],
+    *,
+    clients: int = 1,
+    settle: float = 0.05,
+    max_probes: int = 200_000,
 ) -> ProbeResult:
-    """Run ``action()`` while a second client times GETs against the same server.
+    """Run ``action()`` while ``clients`` other clients time GETs against the same server.
 
-    The probe starts ``settle`` seconds before the action and stops ``settle`` seconds after it,
-    so the plot shows normal latency on both sides of the stall. ``max_probes`` bounds the loop.
+    The probes start ``settle`` seconds before the action and stop ``settle`` seconds after it,
+    so the plot shows normal latency on both sides of the stall. ``max_probes`` bounds each loop.
     """
     if settle < 0:
         raise ValueError(f"settle must be >= 0 seconds, got {settle!r}")
+    if not isinstance(clients, int) or not 1 <= clients <= 16:
+        raise ValueError(f"clients must be an int from 1 to 16, got {clients!r}")
     probe_key = lab.key("probe")
     lab.r.set(probe_key, b"x")
-    client = lab.new_client()
-    client.ping()
+    connections = [lab.new_client() for _ in range(clients)]
+    for connection in connections:
+        connection.ping()
     stop = threading.Event()
-    starts: list[float] = []
-    latencies: list[float] = []
+    samples: list[list[tuple[float, float]]] = [[] for _ in range(clients)]
     origin = time.perf_counter()
 
-    def probe() -> None:
-        while not stop.is_set() and len(starts) < max_probes:
+    def probe(connection, out: list[tuple[float, float]]) -> None:
+        while not stop.is_set() and len(out) < max_probes:
             t0 = time.perf_counter()
-            client.get(probe_key)
-            starts.append(t0 - origin)
-            latencies.append(time.perf_counter() - t0)
+            connection.get(probe_key)
+            out.append((t0 - origin, time.perf_counter() - t0))
 
-    thread = threading.Thread(target=probe, daemon=True)
-    thread.start()
+    threads = [
+        threading.Thread(target=probe, args=(c, out), daemon=True)
+        for c, out in zip(connections, samples, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
     try:
         time.sleep(settle)
         action_start = time.perf_counter() - origin
@@ -87,7 +97,30 @@ def probe_during(
         time.sleep(settle)
     finally:
         stop.set()
-        thread.join(timeout=30)
-        client.close()
+        for thread in threads:
+            thread.join(timeout=30)
+        for connection in connections:
+            connection.close()
         lab.r.unlink(probe_key)
-    return ProbeResult(np.array(starts), np.array(latencies), action_start, action_end)
+    merged = sorted(pair for out in samples for pair in out)
+    starts = np.array([s for s, _ in merged])
+    latencies = np.array([d for _, d in merged])
+    return ProbeResult(starts, latencies, action_start, action_end)
+
+
+def server_usec(lab: Lab, command: str) -> float:
+    """Total microseconds Redis has spent in ``command`` (``INFO commandstats``); 0 if never run.
+
+    The difference across one call is the server-side time of that call, network excluded.
+    """
+    if not lab.is_real:
+        raise ValueError("server-side time needs a real Redis (fakeredis has no INFO)")
+    stats = lab.r.info("commandstats").get(f"cmdstat_{command.lower()}")
+    return float(stats["usec"]) if stats else 0.0
+
+
+def timed_on_server(lab: Lab, command: str, call: Callable[[], object]) -> float:
+    """Run ``call()`` (one ``command``) and return its time inside Redis, in seconds."""
+    before = server_usec(lab, command)
+    call()
+    return (server_usec(lab, command) - before) / 1e6

@@ -1,0 +1,58 @@
+"""A real local Redis Cluster: slots agree with CLUSTER KEYSLOT; routing equals the simulation."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import pytest
+
+from setlab import cluster, stalls
+
+pytestmark = pytest.mark.live
+
+
+@pytest.fixture(scope="module")
+def local_cluster(redis_server):  # redis_server: skips/fails cleanly without a binary
+    with cluster.LocalCluster.start(masters=3) as started:
+        yield started
+
+
+def test_key_slot_equals_cluster_keyslot_for_random_and_tagged_keys(local_cluster):
+    rng = random.Random(7)
+    keys = ["".join(rng.choice("abc{}:xyz0123") for _ in range(rng.randrange(1, 16)))
+            for _ in range(3000)]  # fmt: skip
+    keys += [f"{{user{i}}}:likes" for i in range(1000)]
+    node = local_cluster.nodes[0].client()
+    pipe = node.pipeline(transaction=False)
+    for key in keys:
+        pipe.execute_command("CLUSTER", "KEYSLOT", key)
+    assert pipe.execute() == [cluster.key_slot(k) for k in keys]
+
+
+def test_live_per_node_load_equals_the_routing_simulation(local_cluster):
+    user, content = stalls.like_events(3000, 1000, 50, 1.1, np.random.default_rng(3))
+    client = local_cluster.client()
+    local_cluster.reset_stats()
+    pipe = client.pipeline()
+    for u, c in zip(user, content, strict=True):
+        pipe.sadd(f"like:user:{u}", int(c))
+        pipe.incr(f"like:count:{c}")
+    pipe.execute()
+    assert local_cluster.commands_per_node() == stalls.per_node_commands(user, content)["set"]
+    assert (
+        local_cluster.commands_per_node("incr")
+        == stalls.per_node_commands(user, content)["set: INCR only"]
+    )
+
+
+def test_cluster_stops_without_leaving_processes(redis_server):
+    started = cluster.LocalCluster.start(masters=3)
+    pids = [node.process.pid for node in started.nodes]
+    assert started.alive
+    started.stop()
+    started.stop()  # idempotent
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
