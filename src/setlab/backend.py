@@ -409,4 +409,3 @@ def _probe(client: redis.Redis, info: dict[str, Any]) -> dict[str, Any]:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
-
