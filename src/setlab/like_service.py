@@ -33,6 +33,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from setlab import redis_memory
 from setlab.backend import Lab
 
 #: A member every loaded user set contains, so "loaded and empty" differs from "not loaded".
@@ -284,3 +285,41 @@ def counter_errors(service: LikeService, users: int, targets: int) -> dict[int, 
         if diff:
             errors[target] = diff
     return errors
+
+
+#: The seed's example snowflake id (seed 000 §4), used as a realistic post id.
+EXAMPLE_POST_ID = 2_051_776_854_918_803_458
+#: Bytes one more member adds to an intset of 64-bit ids.
+INTSET_MEMBER_BYTES = 8
+
+
+def likers_memory(users: int, *, new_keys: bool, post_id: int = EXAMPLE_POST_ID) -> int:
+    """Bytes the Set design adds when ``users`` users like one post (Redis 7.0, jemalloc 5.3).
+
+    ``new_keys=False``: each user's set already exists as an intset, so the post's id adds 8
+    bytes to it (rounding of the intset's allocation averages out). ``new_keys=True``: each like
+    creates the user's set: key name, robj, dictEntry and a one-member intset, priced by
+    :func:`setlab.redis_memory.set_cost` with the seed's key format.
+    """
+    if not isinstance(users, int) or users < 1:
+        raise ValueError(f"users must be a positive int, got {users!r}")
+    if not new_keys:
+        return users * INTSET_MEMBER_BYTES
+    one = redis_memory.set_cost([post_id], f"like:user:{EXAMPLE_POST_ID}:1").memory_usage
+    return users * one
+
+
+def forced_double_count(service: LikeService, user: int = 7, target: int = 42) -> tuple[int, int]:
+    """Interleave two of the seed's likes (both check before either adds).
+
+    Returns (members in the user's set, the post's counter) — (1, 2) shows the double count.
+    """
+    first = service.like_as_seed_steps(user, target)
+    second = service.like_as_seed_steps(user, target)
+    next(first)
+    next(second)
+    for _ in first:
+        pass
+    for _ in second:
+        pass
+    return int(service.lab.r.scard(service.user_key(user))), service.count(target)
