@@ -44,6 +44,8 @@ from scipy.stats import norm
 
 from setlab.plots import PALETTE, new_figure
 from setlab.units import format_bytes
+from setlab.validate import check_int as _check_int
+from setlab.validate import check_probability as _check_probability
 
 IdKind = Literal["snowflake", "uuid"]
 HashKind = Literal["x64_128", "x86_32"]
@@ -58,24 +60,8 @@ _CHUNK = 1 << 20
 # -- validation ----------------------------------------------------------------------------------
 
 
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        upper = "" if high is None else f" and at most {high:,}"
-        raise ValueError(f"{name} must be at least {low:,}{upper}; got {value:,}")
-    return value
-
-
 def _check_nm(n: object, m: object) -> tuple[int, int]:
     return _check_int("n (users)", n, 0), _check_int("m (offsets)", m, 1)
-
-
-def _check_probability(name: str, p: object) -> float:
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < float(p) < 1:
-        raise ValueError(f"{name} must be a probability strictly between 0 and 1; got {p!r}")
-    return float(p)
 
 
 # -- exact and approximate probability ----------------------------------------------------------

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from setlab import latency
+from setlab.validate import check_int as _check_int
 
 if TYPE_CHECKING:
     from setlab.backend import Lab
@@ -45,16 +46,6 @@ DICT_ENTRY_BYTES = 24  # sizeof(dictEntry) on 64-bit, Redis 7.0
 SDS_MAX_PREALLOC = 1024 * 1024  # sds.h: greedy growth adds at most 1 MiB
 _SDS_HEADERS = ((1 << 5, 1), (1 << 8, 3), (1 << 16, 5), (1 << 32, 9))  # (length below, header)
 _SDS_MAX_ALLOC = {3: (1 << 8) - 1, 5: (1 << 16) - 1, 9: (1 << 32) - 1}
-
-
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        upper = "" if high is None else f" and at most {high:,}"
-        raise ValueError(f"{name} must be at least {low:,}{upper}; got {value:,}")
-    return value
 
 
 def max_offset(proto_max_bulk_len: int = DEFAULT_PROTO_MAX_BULK_LEN) -> int:

@@ -53,6 +53,9 @@ import mmh3
 import numpy as np
 from scipy import stats
 
+from setlab.validate import check_int as _int
+from setlab.validate import check_probability as _probability
+
 if TYPE_CHECKING:
     from setlab.backend import Lab
 
@@ -71,25 +74,6 @@ _CHUNK = 1 << 18  # items per vectorised step: keeps temporaries in the tens of 
 
 
 # -- validation -----------------------------------------------------------------------------------
-
-
-def _int(name: str, value: object, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        upper = "" if high is None else f" and at most {high:,}"
-        raise ValueError(f"{name} must be at least {low:,}{upper}; got {value:,}")
-    return value
-
-
-def _probability(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a probability in (0, 1), got {value!r}")
-    value = float(value)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be a probability strictly between 0 and 1; got {value!r}")
-    return value
 
 
 def _array(name: str, value: object, low: float, integer: bool = False) -> np.ndarray:

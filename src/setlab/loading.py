@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from setlab.bloom import BloomLayout, Progress, _int
+from setlab.bloom import BloomLayout, Progress
+from setlab.validate import check_int as _int
 
 if TYPE_CHECKING:
     from setlab.backend import Lab

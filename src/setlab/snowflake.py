@@ -41,6 +41,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from setlab.plots import PALETTE, new_figure
+from setlab.validate import check_int as _check_int
 
 if TYPE_CHECKING:
     import redis
@@ -59,16 +60,6 @@ SEED_MODULUS_INTENDED = 2**32 - 1
 
 _LONG_MIN = -(2**63)
 _LONG_MAX = 2**63 - 1
-
-
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        upper = "" if high is None else f" and at most {high:,}"
-        raise ValueError(f"{name} must be at least {low:,}{upper}; got {value:,}")
-    return value
 
 
 # -- layouts ----------------------------------------------------------------------------------
