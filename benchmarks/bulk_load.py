@@ -14,14 +14,18 @@ containers, k = 10, and as many containers as keep seed 002's 6,104 items per co
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import time
 
 import numpy as np
+import rbloom
 
 import setlab
 from setlab import loading, reference
 from setlab.bloom import BloomLayout, BloomSimulator
 from setlab.units import format_duration
+
+rbloom_version = importlib.metadata.version("rbloom")
 
 SEED_ITEMS, SEED_K = 8e8, 10
 SEED_BITS = SEED_ITEMS * SEED_K
@@ -67,6 +71,13 @@ def run(lab: setlab.Lab, scale: float = 1.0, progress: bool = True) -> dict:
     t0 = time.perf_counter()
     sim.add(sim_items)
     sim_seconds = time.perf_counter() - t0
+    # rbloom (a Rust Bloom filter) in the same run, on the same integers as Python ints: its
+    # update() takes Python objects, so the list is built before the clock starts.
+    as_ints = sim_items.tolist()
+    rb = rbloom.Bloom(len(as_ints), 0.01)
+    t0 = time.perf_counter()
+    rb.update(as_ints)
+    rbloom_seconds = time.perf_counter() - t0
 
     rows = [
         {
@@ -115,6 +126,8 @@ def run(lab: setlab.Lab, scale: float = 1.0, progress: bool = True) -> dict:
         "best_pipeline_batch": pipe.batch,
         "simulator_items": int(sim_items.size),
         "simulator_insert_per_second": sim_items.size / sim_seconds,
+        "rbloom_version": rbloom_version,
+        "rbloom_insert_per_second": len(as_ints) / rbloom_seconds,
         "seed_002_bits": SEED_BITS,
     }
     return {"rows": rows, "facts": facts}
@@ -137,7 +150,10 @@ def print_report(out: dict) -> None:
     print(
         f"best pipeline / multi-roundtrip: {facts['multi_roundtrip_vs_best_pipeline']:.0f}×; "
         f"simulator: {facts['simulator_insert_per_second']:,.0f} inserts/s on "
-        f"{facts['simulator_items']:,} integers"
+        f"{facts['simulator_items']:,} integers; rbloom {facts['rbloom_version']}: "
+        f"{facts['rbloom_insert_per_second']:,.0f} inserts/s "
+        f"(simulator / rbloom = "
+        f"{facts['simulator_insert_per_second'] / facts['rbloom_insert_per_second']:.2f})"
     )
 
 
