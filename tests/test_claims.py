@@ -159,3 +159,13 @@ def test_string_plus_set_claims(fake_lab):
     assert _verdict("000-bitmap-1e8-12mb") is Verdict.IMPRECISE
     assert bitmap.first_setbit_memory_usage(10**8 - 1) < 13 * MiB
     assert bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET) > 40 * 12 * MiB
+
+
+def test_errata_lists_every_claim_under_its_seed():
+    text = claims.errata_markdown()
+    everything = claims.claims()
+    assert text.count("{doc}`") == len(everything)
+    for seed in {c.seed for c in everything}:
+        assert claims.SEED_TITLES[seed] in text
+    counts = claims.verdict_counts(everything)
+    assert sum(counts.values()) == len(everything)

@@ -398,3 +398,42 @@ def table_markdown(selected: list[Claim]) -> str:
             f"| {c.why} |"
         )
     return "\n".join(lines)
+
+
+SEED_TITLES = {
+    "000": "Seed 000: the 1.5-second favourite button (bitmap, snowflake ids, distribution)",
+    "002": "Seed 002: a Bloom filter for 800 million openids",
+    "003": "Seed 003: frequency capping from Redis SETs to Bloom filters",
+    "004": "Seed 004: how many people read a post?",
+}
+
+
+def verdict_counts(selected: list[Claim]) -> dict[str, int]:
+    """How many claims got each verdict."""
+    counts = {v.value: 0 for v in Verdict}
+    for c in selected:
+        counts[c.verdict.value] += 1
+    return counts
+
+
+def errata_markdown() -> str:
+    """Every registered claim, one section per seed, with a link to the chapter that checks it."""
+    everything = claims()
+    parts = []
+    for seed, title in SEED_TITLES.items():
+        selected = sorted((c for c in everything if c.seed == seed), key=lambda c: c.section)
+        if not selected:
+            continue
+        parts += [f"## {title}", ""]
+        parts += [
+            "| where | claim | their figure | ours | verdict | chapter |",
+            "|:--|:--|:--|:--|:--|:--|",
+        ]
+        for c in selected:
+            verdict = f'<span class="{c.verdict.css}">{c.verdict.value}</span>'
+            parts.append(
+                f"| {c.section} | {c.claim} | {c.seed_figure} | {c.ours()} | {verdict} "
+                f"| {{doc}}`{c.chapter}` |"
+            )
+        parts.append("")
+    return "\n".join(parts)
