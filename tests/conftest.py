@@ -75,3 +75,18 @@ def fake_lab_module(request):
     )
     yield lab
     lab.cleanup()
+
+
+@pytest.fixture(scope="session")
+def fake_book_html(tmp_path_factory):
+    """The whole book built once on the embedded backend (the site tests read it)."""
+    import re
+
+    from tests.notebooks import build_book
+
+    out = tmp_path_factory.mktemp("book-fake")
+    code, report, html = build_book(out, "fake")
+    assert code == 0, f"book build failed on the embedded backend:\n{report}"
+    assert not re.search(r": WARNING: ", report), report
+    assert (html / "index.html").is_file()
+    return html
