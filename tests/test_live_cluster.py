@@ -24,11 +24,7 @@ def test_key_slot_equals_cluster_keyslot_for_random_and_tagged_keys(local_cluste
     keys = ["".join(rng.choice("abc{}:xyz0123") for _ in range(rng.randrange(1, 16)))
             for _ in range(3000)]  # fmt: skip
     keys += [f"{{user{i}}}:likes" for i in range(1000)]
-    node = local_cluster.nodes[0].client()
-    pipe = node.pipeline(transaction=False)
-    for key in keys:
-        pipe.execute_command("CLUSTER", "KEYSLOT", key)
-    assert pipe.execute() == [cluster.key_slot(k) for k in keys]
+    assert local_cluster.keyslots(keys) == [cluster.key_slot(k) for k in keys]
 
 
 def test_live_per_node_load_equals_the_routing_simulation(local_cluster):
@@ -46,6 +42,13 @@ def test_live_per_node_load_equals_the_routing_simulation(local_cluster):
         local_cluster.commands_per_node("incrby")
         == stalls.per_node_commands(user, content)["set: INCR only"]
     )
+
+
+def test_both_designs_run_live_exactly_as_simulated(local_cluster):
+    user, content = stalls.like_events(2000, 500, 40, 1.1, np.random.default_rng(5))
+    live = stalls.per_node_commands_live(local_cluster, user, content)
+    simulated = stalls.per_node_commands(user, content)
+    assert live == {d: simulated[d] for d in ("bitmap", "set")}
 
 
 def test_cluster_stops_without_leaving_processes(redis_server):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from redis.cluster import RedisCluster
 
-from setlab.server import RedisServer, ServerError, free_port
+from setlab.server import RedisServer, ServerError, binary_version, free_port
 
 SLOTS = 16384
 
@@ -105,8 +105,17 @@ class LocalCluster:
 
     @classmethod
     def start(cls, masters: int = 3, timeout: float = 20.0) -> LocalCluster:
-        """Start the nodes, assign slots, join them and wait until the cluster is ``ok``."""
+        """Start the nodes, assign slots, join them and wait until the cluster is ``ok``.
+
+        Needs redis-server 7.0 or later (``--cluster-port`` and ``CLUSTER ADDSLOTSRANGE``).
+        """
         ranges = slot_ranges(masters)
+        version = binary_version()
+        if version < (7, 0):
+            raise ServerError(
+                f"a local cluster needs redis-server 7.0 or later; this one is "
+                f"{'.'.join(map(str, version))}"
+            )
         nodes: list[RedisServer] = []
         bus_ports: list[int] = []
         try:
@@ -177,6 +186,13 @@ class LocalCluster:
                 calls += int(values["calls"])
             totals.append(calls)
         return totals
+
+    def keyslots(self, keys: Iterable[str | bytes]) -> list[int]:
+        """``CLUSTER KEYSLOT`` for each key, asked of the first node (one pipelined round trip)."""
+        pipe = self.nodes[0].client().pipeline(transaction=False)
+        for key in keys:
+            pipe.execute_command("CLUSTER", "KEYSLOT", key)
+        return [int(slot) for slot in pipe.execute()]
 
     @property
     def alive(self) -> bool:

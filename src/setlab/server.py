@@ -14,6 +14,7 @@ import atexit
 import contextlib
 import ctypes
 import os
+import re
 import shutil
 import signal
 import socket
@@ -41,6 +42,18 @@ def find_redis_server() -> str | None:
     if explicit:
         return explicit if Path(explicit).is_file() else None
     return shutil.which("redis-server")
+
+
+def binary_version(binary: str | None = None) -> tuple[int, ...]:
+    """The version of a ``redis-server`` binary (``redis-server --version``), e.g. (7, 0, 15)."""
+    binary = binary or find_redis_server()
+    if not binary:
+        raise ServerError("no redis-server binary found")
+    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout
+    match = re.search(r"v=(\d+)\.(\d+)\.(\d+)", out)
+    if match is None:
+        raise ServerError(f"cannot read a version from {binary} --version: {out.strip()!r}")
+    return tuple(int(x) for x in match.groups())
 
 
 def find_redisbloom() -> str | None:

@@ -265,3 +265,26 @@ def skew_shares(zipf_s: float = 1.1, seed: int = SKEW_SEED) -> dict[str, float]:
     """The busiest node's share of commands, per design, for the book's 20,000-like workload."""
     user, content = like_events(20_000, 100_000, 1_000, zipf_s, np.random.default_rng(seed))
     return {name: max(c) / sum(c) for name, c in per_node_commands(user, content).items()}
+
+
+def per_node_commands_live(
+    local: cluster.LocalCluster, user: np.ndarray, content: np.ndarray
+) -> dict[str, list[int]]:
+    """Run both designs' commands on a real cluster (pipelined through ``RedisCluster``) and read
+    each node's command count from ``INFO commandstats``: the live counterpart of
+    :func:`per_node_commands`."""
+    client = local.client()
+    counts = {}
+    for design in ("bitmap", "set"):
+        local.reset_stats()
+        pipe = client.pipeline()
+        for u, c in zip(user, content, strict=True):
+            if design == "bitmap":
+                pipe.setbit(f"like:bit:{c}", int(u), 1)
+            else:
+                pipe.sadd(f"like:user:{u}", int(c))
+                pipe.incr(f"like:count:{c}")
+        pipe.execute()
+        counts[design] = local.commands_per_node()
+    client.close()
+    return counts
