@@ -39,6 +39,8 @@ def test_every_page_renders_without_errors_images_or_broken_links(browser, fake_
             dom = site.rendered_dom(url)
             assert "<main" in dom, f"{page.name} did not render"
             found = site.problems(page, fake_book_html, dom)
+            if 'class="setlab-download"' not in dom:
+                found.append("no link to the downloadable notebook")
             if "math notranslate" in page.read_text() and "mjx-container" not in dom:
                 found.append("math was not typeset (MathJax did not load)")
             if found:

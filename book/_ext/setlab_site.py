@@ -1,4 +1,9 @@
-"""Sphinx extension for the setlab book: a site that works without the internet.
+"""Sphinx extension for the setlab book: a site that works without the internet, and chapters
+that download as notebooks that run on their own.
+
+Downloads: after the build, every executed chapter (MyST-NB keeps them in
+``_build/jupyter_execute``) is written to ``_notebooks/<chapter>.ipynb`` with setlab embedded
+(:mod:`setlab.notebooks`), and each chapter page gets a link to its notebook at the top.
 
 MathJax normally loads from a CDN, so a reader offline (or a browser test on a machine without
 internet) sees raw TeX. When the ``django-static-mathjax`` package is installed (a dependency of
@@ -55,7 +60,39 @@ def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
             shutil.copy2(source, destination)
 
 
+DOWNLOADS = "_notebooks"
+
+
+def _is_chapter(app: Sphinx, pagename: str) -> bool:
+    return pagename.startswith("book/") and "kernelspec" in app.env.metadata.get(pagename, {})
+
+
+def _link_download(app: Sphinx, pagename: str, templatename, context: dict, doctree) -> None:
+    if doctree is None or not _is_chapter(app, pagename):
+        return
+    slug = pagename.split("/", 1)[1]
+    href = f"../{DOWNLOADS}/{slug}.ipynb"
+    link = (
+        f'<p class="setlab-download"><a href="{href}" download>Download this chapter as a '
+        f"notebook</a> (executed; its first cell installs setlab if needed).</p>"
+    )
+    context["body"] = link + context.get("body", "")
+
+
+def _write_notebooks(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    from setlab import notebooks
+
+    executed = Path(app.outdir).parent / "jupyter_execute" / "book"
+    slugs = sorted(p.split("/", 1)[1] for p in app.env.found_docs if _is_chapter(app, p))
+    written = notebooks.write_downloads(executed, Path(app.outdir) / DOWNLOADS, slugs)
+    logger.info(f"setlab_site: wrote {len(written)} downloadable notebooks")
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _use_local_mathjax)
     app.connect("build-finished", _copy_mathjax)
+    app.connect("html-page-context", _link_download)
+    app.connect("build-finished", _write_notebooks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -20,11 +20,16 @@ DATA_DIR_ENV = "SETLAB_DATA_DIR"
 
 
 def data_dir() -> Path:
-    """``book/data`` of this checkout (or ``$SETLAB_DATA_DIR``)."""
+    """Where reference files live: ``$SETLAB_DATA_DIR``, else ``book/data`` of this checkout,
+    else the copy packaged inside setlab (a downloaded chapter installs setlab as a wheel that
+    carries ``setlab/data``)."""
     explicit = os.environ.get(DATA_DIR_ENV)
     if explicit:
         return Path(explicit)
-    return Path(__file__).resolve().parents[2] / "book" / "data"
+    checkout = Path(__file__).resolve().parents[2] / "book" / "data"
+    if checkout.is_dir():
+        return checkout
+    return Path(__file__).resolve().parent / "data"
 
 
 def machine_facts() -> dict[str, Any]:
