@@ -32,3 +32,31 @@ def test_unknown_subcommand_is_exit_2():
     result = _run("frobnicate")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
+
+
+def test_doctor_reports_every_check_as_json():
+    import json
+
+    result = _run("doctor", "--json")
+    report = json.loads(result.stdout)
+    names = [c["name"] for c in report["checks"]]
+    assert names[:3] == ["Python", "packages", "book toolchain"]
+    assert "backend" in names
+    assert result.returncode == (0 if report["ready"] else 1)
+    for check in report["checks"]:
+        assert check["ok"] or check["fix"], check
+
+
+def test_doctor_without_redis_server_says_what_to_do_and_still_passes():
+    result = _run("doctor", SETLAB_REDIS_SERVER="/nonexistent/redis-server", SETLAB_BACKEND="auto")
+    assert "--  redis-server: not found" in result.stdout
+    assert "apt-get install redis-server" in result.stdout
+    assert "embedded fakeredis" in result.stdout  # the backend falls back and works
+    assert result.returncode == 0 and "This machine is ready." in result.stdout
+
+
+def test_doctor_with_an_unreachable_redis_url_is_not_ready():
+    result = _run("doctor", REDIS_URL="redis://127.0.0.1:1/0")
+    assert result.returncode == 1
+    assert "FIX REDIS_URL: cannot reach Redis" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr

@@ -4,14 +4,16 @@ Subcommands so far:
 
 * ``setlab backend`` — which backend ``connect()`` would use here (``live`` or ``fake``), with the
   banner when ``--verbose``; the Makefile uses it to say which backend built the book.
+* ``setlab doctor`` — is this machine ready for the book? One line per check, with the fix.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
-from setlab import backend
+from setlab import backend, doctor
 
 
 def _backend(args: argparse.Namespace) -> int:
@@ -24,6 +26,12 @@ def _backend(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    checks = doctor.run(run_chapter=args.book)
+    print(json.dumps(doctor.as_json(checks), indent=1) if args.json else doctor.render(checks))
+    return 0 if doctor.ready(checks) else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="setlab", description="Tools from the book 'Huge sets of IDs in Redis'."
@@ -32,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("backend", help="print which Redis backend connect() would use")
     p.add_argument("--verbose", "-v", action="store_true", help="also connect and print the banner")
     p.set_defaults(func=_backend)
+    p = sub.add_parser("doctor", help="check that this machine is ready for the book")
+    p.add_argument("--book", action="store_true", help="also execute chapter 1 (about a minute)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_doctor)
     return parser
 
 

@@ -88,7 +88,7 @@ def plans_markdown(book: Path = BOOK) -> str:
             "",
             "| slot | teaching | exercises |",
             "|:--|--:|--:|",
-            f"| setup check (`setlab backend -v` on every machine) | {plan.setup_min} min | |",
+            f"| setup check (`setlab doctor` on every machine) | {plan.setup_min} min | |",
         ]
         for c in rows:
             labels = ", ".join(f"{{ref}}`{label}`" for label in c.exercises)
