@@ -16,7 +16,7 @@ help:
 	@echo "make serve      serve the built book on http://127.0.0.1:$(PORT)"
 	@echo "make lab        open the chapters in JupyterLab"
 	@echo "make lint       ruff check + format check"
-	@echo "make reference  re-measure book/data/*.json on a real Redis"
+	@echo "make reference  re-measure book/data/*.json on a real Redis (scripts/measure_*.py)"
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "setlab needs Python >= 3.11 (try: make PYTHON=python3.11 ...)")'
@@ -47,7 +47,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests scripts
 
 reference: $(STAMP)
-	$(BIN)/python scripts/measure_setbit.py
+	@for script in scripts/measure_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis
