@@ -37,12 +37,12 @@ def use_book_style() -> None:
 def bytes_axis(ax: Axes, axis: str = "y") -> None:
     """Label ticks of ``axis`` ("x" or "y") as sizes (B, KiB, MiB, …).
 
-    On a log axis the ticks sit at powers of 32 bytes (1 B, 32 B, 1 KiB, 32 KiB, 1 MiB, …), so
+    On a log axis the ticks sit at powers of 8 bytes (1 B, 8 B, 64 B, 1 KiB, 8 KiB, …), so
     every label is a round binary size.
     """
     target = ax.yaxis if axis == "y" else ax.xaxis
     if target.get_scale() == "log":
-        target.set_major_locator(LogLocator(base=1024, subs=(1.0, 32.0), numticks=20))
+        target.set_major_locator(LogLocator(base=1024, subs=(1.0, 8.0, 64.0), numticks=30))
     target.set_major_formatter(FuncFormatter(lambda v, _pos: format_bytes(v) if v > 0 else "0"))
 
 
