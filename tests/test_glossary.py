@@ -1,0 +1,32 @@
+"""setlab.glossary: every Chinese term is really in a seed; every chapter is really in the book."""
+
+from pathlib import Path
+
+import pytest
+
+from setlab import glossary
+from tests.test_book import ROOT
+
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+def _seed_text() -> str:
+    files = sorted(SEEDS.glob("0*.txt"))
+    if not files:
+        pytest.fail(f"no seed files under {SEEDS}: the glossary cannot be checked")
+    return "".join(Path(f).read_text() for f in files)
+
+
+def test_every_term_appears_in_a_seed():
+    text = _seed_text()
+    assert [t.zh for t in glossary.TERMS if t.zh not in text] == []
+
+
+def test_every_chapter_named_is_in_the_table_of_contents():
+    toc = (ROOT / "_toc.yml").read_text()
+    assert sorted(c for c in glossary.chapters() if f"book/{c}" not in toc) == []
+
+
+def test_terms_are_unique_and_the_table_lists_them_all():
+    assert len({t.zh for t in glossary.TERMS}) == len(glossary.TERMS)
+    assert glossary.table_markdown().count("\n") == len(glossary.TERMS) + 1
