@@ -13,6 +13,7 @@ import os
 import pytest
 
 from tests import site
+from tests.notebooks import ROOT
 
 pytestmark = pytest.mark.book
 
@@ -39,7 +40,9 @@ def test_every_page_renders_without_errors_images_or_broken_links(browser, fake_
             dom = site.rendered_dom(url)
             assert "<main" in dom, f"{page.name} did not render"
             found = site.problems(page, fake_book_html, dom)
-            if 'class="setlab-download"' not in dom:
+            source = ROOT / "book" / f"{page.stem}.md"
+            is_notebook = "kernelspec:" in source.read_text()
+            if is_notebook and 'class="setlab-download"' not in dom:
                 found.append("no link to the downloadable notebook")
             if "math notranslate" in page.read_text() and "mjx-container" not in dom:
                 found.append("math was not typeset (MathJax did not load)")
