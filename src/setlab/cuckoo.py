@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from setlab.redisbloom import encode, murmur64a_u64, reply_dict
+from setlab.redisbloom import encode, mexists, murmur64a_u64, reply_dict
 from setlab.validate import check_int as _int
 from setlab.validate import check_probability as _probability
 
@@ -838,12 +838,7 @@ def cf_insert(lab: Lab, key: str, values: object, batch: int = 500, nx: bool = F
 
 def cf_exists(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarray:
     """``CF.MEXISTS`` in pipelined batches (bool array)."""
-    batch = _int("batch", batch, 1)
-    items = encode(values)
-    pipe = lab.r.pipeline(transaction=False)
-    for start in range(0, len(items), batch):
-        pipe.execute_command("CF.MEXISTS", key, *items[start : start + batch])
-    return np.array([bool(v) for reply in pipe.execute() for v in reply], dtype=bool)
+    return mexists(lab, "CF.MEXISTS", key, values, batch)
 
 
 def cf_delete(lab: Lab, key: str, values: object) -> np.ndarray:

@@ -517,14 +517,19 @@ def add_items(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarr
     return np.array(replies, dtype=np.int8)
 
 
-def exists_items(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarray:
-    """``BF.MEXISTS`` for the values in pipelined batches (bool array)."""
+def mexists(lab: Lab, command: str, key: str, values: object, batch: int = 1000) -> np.ndarray:
+    """``BF.MEXISTS`` or ``CF.MEXISTS`` for the values, in pipelined batches (bool array)."""
     batch = _int("batch", batch, 1)
     items = encode(values)
     pipe = lab.r.pipeline(transaction=False)
     for start in range(0, len(items), batch):
-        pipe.execute_command("BF.MEXISTS", key, *items[start : start + batch])
+        pipe.execute_command(command, key, *items[start : start + batch])
     return np.array([bool(v) for reply in pipe.execute() for v in reply], dtype=bool)
+
+
+def exists_items(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarray:
+    """``BF.MEXISTS`` for the values in pipelined batches (bool array)."""
+    return mexists(lab, "BF.MEXISTS", key, values, batch)
 
 
 class FreshValues:
