@@ -40,6 +40,7 @@ numpy can be written to Redis with ``SET`` and read back bit for bit.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -51,7 +52,6 @@ from typing import TYPE_CHECKING, Any
 
 import mmh3
 import numpy as np
-from scipy import stats
 
 from setlab.validate import check_int as _int
 from setlab.validate import check_probability as _probability
@@ -310,6 +310,8 @@ def worst_shard_load(n: float, shards: int, quantile: float = 0.5) -> int:
     n = float(_array("n", n, 0))
     shards = _int("shards", shards, 1)
     quantile = _probability("quantile", quantile)
+    from scipy import stats  # imported here: scipy.stats costs a second to import
+
     return int(stats.binom.ppf(quantile ** (1.0 / shards), round(n), 1.0 / shards))
 
 
@@ -318,6 +320,8 @@ def _binomial_support(n: float, p: float) -> tuple[np.ndarray, np.ndarray]:
     mean, sd = trials * p, math.sqrt(trials * p * (1 - p))
     low, high = max(0, math.floor(mean - 12 * sd)), math.ceil(mean + 12 * sd)
     loads = np.arange(low, high + 1)
+    from scipy import stats  # imported here: scipy.stats costs a second to import
+
     weights = stats.binom.pmf(loads, trials, p)
     return loads.astype(float), weights / weights.sum()
 
@@ -625,6 +629,8 @@ def fpr_confidence_interval(hits: int, trials: int, level: float = 0.999) -> tup
     hits = _int("hits", hits, 0, trials)
     level = _probability("level", level)
     alpha = 1.0 - level
+    from scipy import stats  # imported here: scipy.stats costs a second to import
+
     low = 0.0 if hits == 0 else stats.beta.ppf(alpha / 2, hits, trials - hits + 1)
     high = 1.0 if hits == trials else stats.beta.ppf(1 - alpha / 2, hits + 1, trials - hits)
     return float(low), float(high)
@@ -888,3 +894,83 @@ class Seed004BloomFilter:
 
     def contains(self, element: str) -> bool:
         return all(self.r.getbit(self.filter_key, index) for index in self._indices(element))
+
+
+# -- the field reports' claims (the figures setlab.claims checks them against) --------------------
+
+#: Seed 002's traffic and population: lookups a day, the share for missing openids, openids.
+SEED_002_DAILY, SEED_002_MISS_SHARE, SEED_002_MEMBERS = 10_000_000, 0.30, 800_000_000
+#: Seed 002's containers: 2^17 bits; the plan (2 × 10^9 items over 2^16 containers, 15 hashes)
+#: and the fix (2^17 containers, 10 hashes) with the load it carries (8 × 10^8).
+SEED_002_BITS, SEED_002_PLANNED, SEED_002_REAL = 2**17, 2e9, 8e8
+#: Seed 003: 1.2 × 10^8 devices at 1%; the overfill (sized for 10^8, filled with 2 × 10^8, k = 7).
+SEED_003_ITEMS, SEED_003_SIZED, SEED_003_FILLED = 1.2e8, 1e8, 2e8
+#: The campaign model behind seed 003's 8000 filters (a point of the sharded-bloom chapter's sweep).
+CLAIM_CAMPAIGNS = {"keys": 8000, "days": 30, "daily_total": 1.2e8, "spread": 1.5,
+                   "day_to_day": 0.55, "seed": 4}  # fmt: skip
+
+
+@functools.cache
+def claim_figures() -> dict[str, Any]:
+    """The numbers behind the verdicts on seeds 002 and 003's Bloom arithmetic (chapters
+    bloom-basics, nk-vs-m-saturation, sharded-bloom), all from the formulas of this module and a
+    seeded campaign model (:data:`CLAIM_CAMPAIGNS`): deterministic and cached."""
+    m = SEED_002_BITS
+    per_plan = round(SEED_002_PLANNED / 2**16)
+    plan = BloomLayout(m, 15, shard_bits=6)
+    best_k = optimal_k(m, per_plan)
+    shards = 2**17
+    mean_8e8 = sharded_fpr(SEED_002_REAL, shards, m, 10)
+    at_mean = float(fpr(SEED_002_REAL / shards, m, 10))
+    worst = float(fpr(worst_shard_load(SEED_002_REAL, shards), m, 10))
+    sizing = size_for(SEED_003_ITEMS, 0.01)
+    over_m = optimal_m(SEED_003_SIZED, 0.01)
+    c = CLAIM_CAMPAIGNS
+    daily = skewed_daily_loads(np.random.default_rng(c["seed"]), c["keys"], c["days"],
+                               c["daily_total"], c["spread"], c["day_to_day"])  # fmt: skip
+    peaks = daily.max(axis=0)
+    per_campaign = filters_bytes(peaks, 0.01)
+    shared = size_for(daily.sum(axis=1).max(), 0.01).bytes
+    return {
+        "misses_per_day": SEED_002_DAILY * SEED_002_MISS_SHARE,
+        "members_1pct_bytes": size_for(SEED_002_MEMBERS, 0.01).bytes,
+        "misses_left_1pct": SEED_002_DAILY * SEED_002_MISS_SHARE * 0.01,
+        "fix_rate_real": sharded_fpr(SEED_002_REAL, 2**17, m, 10),
+        "fix_rate_planned": sharded_fpr(SEED_002_PLANNED, 2**17, m, 10),
+        "per_plan": per_plan,
+        "plan_rate": plan.expected_fpr(per_plan * plan.shards),
+        "plan_fill": float(fill_ratio(per_plan, m, 15)),
+        "plan_best_k": best_k,
+        "plan_best_rate": float(fpr(per_plan, m, best_k)),
+        "plan_bits_for_0.1pct": optimal_m(per_plan, 0.001),
+        "rule_fill": -math.expm1(-1.0),
+        "rule_rate_k10": (-math.expm1(-1.0)) ** 10,
+        "best_load": LN2,
+        "s003_bytes": sizing.bytes,
+        "s003_bits_per_item": sizing.bits_per_item,
+        "s003_k": sizing.k,
+        "overfill_rate": float(fpr(SEED_003_FILLED, over_m, 7)),
+        "overfill_bits_per_item": over_m / SEED_003_FILLED,
+        "shard_mean_excess": mean_8e8 / at_mean - 1,
+        "shard_worst_ratio": worst / mean_8e8,
+        "campaign_bytes": per_campaign,
+        "shared_bytes": shared,
+        "campaign_ratio": per_campaign / shared,
+        "utilisation": float(daily.sum(axis=1).mean() / peaks.sum()),
+    }
+
+
+def seed004_check(lab: Lab, strangers: int = 200) -> dict[str, Any]:
+    """Seed 004's Java filter as published (size 10,000, 3 "hash functions", element1–3 added):
+    what ``contains("element4")`` answers, how many never-added strings it calls present, and how
+    many bits its adds set. Give it an embedded lab for an answer the same on every machine."""
+    java = Seed004BloomFilter(lab, "claims-seed004", 10_000, 3, rng=np.random.default_rng(4))
+    for element in ("element1", "element2", "element3"):
+        java.add(element)
+    others = [f"never-added-{i}" for i in range(_int("strangers", strangers, 1))]
+    return {
+        "element4": java.contains("element4"),
+        "strangers": len(others),
+        "strangers_present": sum(java.contains(s) for s in others),
+        "bits_set": int(lab.r.bitcount(java.filter_key)),
+    }

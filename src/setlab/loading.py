@@ -497,3 +497,28 @@ def redis_benchmark(
         with contextlib.suppress(ValueError, IndexError):
             return float(cells[1])
     raise RuntimeError(f"could not read redis-benchmark's output: {out[:300]!r}")
+
+
+# -- the field report's claims (the figures setlab.claims checks them against) --------------------
+
+
+def claim_figures() -> dict[str, Any]:
+    """Seed 002 §8's bulk load, from the stored reference run (``book/data/bulk-load.json``):
+    the best pipeline against MULTI with a round trip per command, the round-trip time at which
+    batches of 1,000 are 50× faster, and the time to set 8 × 10^9 bits pipelined and built
+    locally. The same on every machine."""
+    from setlab import reference
+
+    ref = reference.load("bulk-load")
+    rows = {(r["strategy"], r["batch"]): r for r in ref["rows"]}
+    best = max((r for r in ref["rows"] if r["strategy"] == "pipeline"),
+               key=lambda r: r["bits_per_second"])  # fmt: skip
+    multi = rows[("multi-roundtrip", 1000)]
+    return {
+        "pipeline_vs_multi": best["bits_per_second"] / multi["bits_per_second"],
+        "rtt_for_50x": rtt_for_speedup(50, 1 / best["bits_per_second"], 1000),
+        "pipeline_seconds": best["seed_002_seconds"],
+        "local_seconds": rows[("local", None)]["seed_002_seconds"],
+        "rtt": ref["rtt_seconds"],
+        "measured": ref["measured"],
+    }

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
+import json
 import math
 import numbers
 from collections import Counter
@@ -657,3 +659,86 @@ def range_figure(layout: Layout, marks: Mapping[str, int]) -> Figure:
 def utc(unix_ms: int) -> dt.datetime:
     """Unix milliseconds as an aware UTC datetime."""
     return dt.datetime.fromtimestamp(unix_ms / 1000, dt.UTC)
+
+
+# -- the field report's claims (the figures setlab.claims checks them against) --------------------
+
+#: Seed 000 §4.1's "typical" ID.
+SEED_ID = 2051776854918803458
+#: Seed 000 §4.3's example rows: user ID → (the hash it prints, the offset it prints).
+SEED_ROWS = {
+    1: (0x7A3B2C1D4E5F6A7B, 1_823_456_789),
+    2: (0x1234567890ABCDEF, 3_456_789_012),
+    100: (0xFEDCBA0987654321, 987_654_321),
+}
+#: Seed 000 §7.6's example of a number JavaScript cannot hold.
+SEED_JS_NUMBER = 1234567890123456789
+#: The chapter's simulated stream at scale 1: from the seed's ID, 30 s, 4 machines, 2,000
+#: requests a second plus two sign-up bursts of 20,000.
+CLAIM_STREAM = {"span_s": 30.0, "machines": 4, "rate_per_s": 2_000.0, "bursts": 2,
+                "burst_size": 20_000, "seed": 7}  # fmt: skip
+#: The chapter's Leaf run at scale 1: step 1,000, 4 servers, 200,000 IDs, 8 restarts.
+CLAIM_LEAF = {"step": 1_000, "servers": 4, "requests": 200_000, "restarts": 8, "seed": 3}
+#: New users mapped by the Lua dense map for the registry's figure.
+CLAIM_DENSE_USERS = 2_000
+
+
+@functools.cache
+def claim_figures() -> dict[str, Any]:
+    """The numbers behind the verdicts on seed 000 §4 and §7.6: the seed's ID decoded, the Java
+    arithmetic of its offset mapping, a fixed simulated stream (:data:`CLAIM_STREAM`) and Leaf run
+    (:data:`CLAIM_LEAF`), and JavaScript's doubles. Deterministic: no clock, no Redis (cached)."""
+    from scipy.stats import spearmanr
+
+    from setlab import bitmap
+
+    fields = SEED_000.decode(SEED_ID)
+    ids = simulate_stream(start_unix_ms=SEED_000.unix_ms(SEED_ID), **CLAIM_STREAM)
+    hashed = np.array([unsigned_offset(int(i)) for i in ids], dtype=np.int64)
+    leaf = LeafSegments(CLAIM_LEAF["step"], CLAIM_LEAF["servers"]).run(
+        CLAIM_LEAF["requests"], CLAIM_LEAF["restarts"], seed=CLAIM_LEAF["seed"]
+    )
+    bias = abs_mod_bias(SEED_MODULUS_INTENDED)
+    two_billion = TWITTER_EPOCH_MS + TWITTER.ms_until_above(2_000_000_000 * 2**32)
+    as_double = float(SEED_JS_NUMBER)
+    wire = json.dumps({"id": str(SEED_JS_NUMBER)})
+    return {
+        "fields": fields,
+        "minted": SEED_000.minted_at(SEED_ID),
+        "digits": len(str(SEED_ID)),
+        "log2": math.log2(SEED_ID),
+        "ratio_range": 2**63 / 2**32,
+        "ratio_seed": SEED_ID / 2**32,
+        "two_billion_year": utc(two_billion).year,
+        "printed_max": SEED_MODULUS_AS_PRINTED - 1,
+        "printed_bytes": bitmap.bytes_for_offset(SEED_MODULUS_AS_PRINTED - 1),
+        "bias_excess": bias.excess,
+        "min_value_result": bias.min_value_result,
+        "expected_offset": (SEED_MODULUS_INTENDED - 1) // 2,
+        "example_remainders": [h % 2**32 for h, _ in SEED_ROWS.values()],
+        "stream_ids": int(ids.size),
+        "rho": float(spearmanr(ids, hashed).statistic),
+        "low32_share": colliding_fraction(ids & 0xFFFFFFFF),
+        "hash_colliding_users": round(colliding_fraction(hashed) * ids.size),
+        "crossing_32_s": TWITTER.ms_until_above(2**32) / 1000,
+        "leaf_max": leaf.max_id,
+        "js_prints": js_number_string(as_double),
+        "js_holds": int(as_double),
+        "js_string_round_trip": json.loads(wire)["id"] == str(SEED_JS_NUMBER),
+    }
+
+
+def claim_redis_figures(lab: Lab) -> dict[str, Any]:
+    """The two figures that need a Redis: the reply to ``SETBIT`` at the seed's ID, and the
+    largest int the Lua dense map hands :data:`CLAIM_DENSE_USERS` new users (one ``EVALSHA``
+    each). Give it an embedded lab for an answer that is the same on every machine."""
+    import redis
+
+    try:
+        lab.r.setbit(lab.key("claims", "likes"), SEED_ID, 1)
+        error = None
+    except redis.ResponseError as err:
+        error = f"{err.status_code} {err}"
+    dense = DenseMap.for_lab(lab, "claims-dense")
+    ints = dense.lookup_many(range(SEED_ID, SEED_ID + CLAIM_DENSE_USERS))
+    return {"setbit_error": error, "dense_max": max(ints), "dense_issued": dense.issued()}
