@@ -49,6 +49,16 @@ TERMS: list[Term] = [
     Term("稠密", "dense", "roaring-containers", "Ids packed into a small range."),
     Term("去重", "deduplication", "redis-set-memory", "Remembering which ids were already seen."),
     Term("基数", "cardinality", "hyperloglog", "How many distinct items a set holds."),
+    Term("扩容", "scaling (sub-filter expansion)", "scalable-bloom", "RedisBloom adding a larger, tighter sub-filter when one fills."),
+    Term("重建", "rebuild", "scalable-bloom", "Deleting a filter and reloading it, since Bloom filters cannot delete."),
+    Term("双写", "dual write", "scalable-bloom", "Writing old and new filters during a rebuild so nothing slips through."),
+    Term("影子读", "shadow read", "scalable-bloom", "Querying the new filter beside the old before switching to it."),
+    Term("滑动窗口", "sliding window", "scalable-bloom", "Seven daily filters queried together for 'seen in the last 7 days'."),
+    Term("踢出链", "kick chain", "cuckoo-kick-chains", "The evictions a cuckoo insert causes before it finds a free slot."),
+    Term("负载因子", "load factor", "cuckoo-kick-chains", "The share of a cuckoo filter's slots in use."),
+    Term("桶", "bucket", "cuckoo-kick-chains", "A group of b slots; each item may live in one of two buckets."),
+    Term("选型", "choosing a structure", "choosing", "Matching the IDs you have to the structure that holds them."),
+    Term("直方图", "histogram (of IDs)", "choosing", "Counts of IDs per chunk of the range: look before you choose."),
 ]  # fmt: skip
 
 

@@ -73,8 +73,8 @@ PLANS = [
          "Part I's failure modes, then how a Bloom filter works and how it saturates"),
     Plan("a full day", 420, 15, 75,
          ("setbit-offset", "birthday-collisions", "snowflake-ranges", "one-slow-command",
-          "string-plus-set", "bloom-basics", "nk-vs-m-saturation", "sharded-bloom"),
-         "Parts I and II in full; Part III chapters as extension reading"),
+          "string-plus-set", "bloom-basics", "nk-vs-m-saturation", "choosing"),
+         "Part I, the Bloom filter, and choosing; the other chapters as further reading"),
 ]  # fmt: skip
 
 
