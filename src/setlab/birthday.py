@@ -1081,20 +1081,3 @@ def seed_claims(cells: Sequence[SeedCell] | None = None) -> list[dict[str, str]]
             "that: an ordinary run.",
         },
     ]
-
-
-def claims_markdown(claims: Sequence[dict[str, str]]) -> str:
-    """The verdict table: seed and section, claim, their figure, ours, verdict and why."""
-    header = ("seed", "claim", "their figure", "ours", "verdict", "why")
-    rows = [
-        (
-            f"{c['seed']} {c['section']}",
-            c["claim"],
-            c["seed_figure"],
-            c["ours"],
-            verdict_badge(c["verdict"]),
-            c["why"],
-        )
-        for c in claims
-    ]
-    return _markdown_table(header, rows)

@@ -1163,6 +1163,8 @@ ALSO_DISCUSSED: dict[str, tuple[str, ...]] = {
     "004-0.002pct": ("bloom-basics",),
     "004-36.84pct": ("bloom-basics",),
     "003-roaring-window-or": ("scalable-bloom",),
+    "000-set-1e8-2gb": ("redis-set-memory",),
+    "000-bitmap-1e8-12mb": ("redis-set-memory",),
 }
 
 
