@@ -8,15 +8,16 @@ STAMP  := $(VENV)/.setlab-installed
 PORT   ?= 8000
 BOOK_FLAGS := --all -W -n --keep-going
 
-.PHONY: book test lab serve lint reference lock clean help
+.PHONY: book test check lab serve lint reference lock clean help
 
 help:
 	@echo "make book       build the HTML book (every chapter executed) into _build/html"
 	@echo "make test       run the whole test suite (unit, live Redis, book builds)"
+	@echo "make check      the fast loop: lint + unit tests (no book builds, no browser)"
 	@echo "make serve      serve the built book on http://127.0.0.1:$(PORT)"
 	@echo "make lab        open the chapters in JupyterLab"
 	@echo "make lint       ruff check + format check"
-	@echo "make reference  re-measure book/data/*.json on a real Redis (scripts/measure_*.py)"
+	@echo "make reference  re-measure src/setlab/data/*.json on a real Redis (scripts/measure_*.py)"
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "setlab needs Python >= 3.11 (try: make PYTHON=python3.11 ...)")'
@@ -34,6 +35,9 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+check: lint
+	$(BIN)/python -m pytest -q -m "not book and not live"
+
 lab: $(STAMP)
 	$(BIN)/jupyter lab book/
 
@@ -43,8 +47,8 @@ serve:
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests scripts
-	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/ruff check src tests scripts benchmarks book/_ext
+	$(BIN)/ruff format --check src tests scripts benchmarks book/_ext
 
 reference: $(STAMP)
 	@for script in scripts/measure_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

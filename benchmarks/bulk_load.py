@@ -1,11 +1,11 @@
 """Bulk-load benchmark: seed 002's 8e8 openids × 10 hashes, every strategy in one run, live Redis.
 
-Runs each strategy of :mod:`setlab.loading` on the lab's private redis-server, measures
+Runs each strategy of :mod:`setlab.lab.loading` on the lab's private redis-server, measures
 ``redis-benchmark`` on the same server in the same run as the server's ceiling, and extrapolates
 every mode to seed 002's 8 × 10^9 bit writes. Also times the in-process simulator on 10^7 integers.
 
     .venv/bin/python benchmarks/bulk_load.py            # print the table
-    .venv/bin/python benchmarks/bulk_load.py --save     # also write book/data/bulk-load.json
+    .venv/bin/python benchmarks/bulk_load.py --save     # also write src/setlab/data/bulk-load.json
 
 ``--scale`` multiplies the sample sizes. The layout is seed 002's final one scaled down: 2^17-bit
 containers, k = 10, and as many containers as keep seed 002's 6,104 items per container.
@@ -21,9 +21,9 @@ import numpy as np
 import rbloom
 
 import setlab
-from setlab import loading, reference
-from setlab.bloom import BloomLayout, BloomSimulator
-from setlab.units import format_duration
+from setlab.core.units import format_duration
+from setlab.lab import loading, reference
+from setlab.models.bloom import BloomLayout, BloomSimulator
 
 rbloom_version = importlib.metadata.version("rbloom")
 
@@ -160,7 +160,7 @@ def print_report(out: dict) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the sample sizes")
-    parser.add_argument("--save", action="store_true", help="write book/data/bulk-load.json")
+    parser.add_argument("--save", action="store_true", help="write src/setlab/data/bulk-load.json")
     args = parser.parse_args(argv)
     lab = setlab.connect("bulk-load", backend="live")
     try:

@@ -1,4 +1,4 @@
-"""Write book/data/bulk-load.json: the bulk-load benchmark on this machine's live Redis.
+"""Write src/setlab/data/bulk-load.json: the bulk-load benchmark on this machine's live Redis.
 
     .venv/bin/python scripts/measure_bulk_load.py [--scale 1]
 

@@ -1,8 +1,8 @@
 """Measure what SETs, strings, bitmaps, HyperLogLogs and Roaring bitmaps cost on a real Redis.
 
-Writes book/data/redis-memory.json (chapter "What a Redis SET really costs"),
-book/data/hyperloglog-reference.json (chapter "HyperLogLog") and
-book/data/roaring-reference.json (chapter "Roaring containers"), which those chapters show to
+Writes src/setlab/data/redis-memory.json (chapter "What a Redis SET really costs"),
+src/setlab/data/hyperloglog-reference.json (chapter "HyperLogLog") and
+src/setlab/data/roaring-reference.json (chapter "Roaring containers"), which those chapters show to
 readers on the embedded backend, and which tests/test_redis_memory.py checks the model against.
 Rerun it on your own machine (it starts a private redis-server):
 
@@ -19,9 +19,10 @@ import numpy as np
 import pyroaring
 
 import setlab
-from setlab import birthday, reference
-from setlab import redis_memory as rm
-from setlab import roaring as ro
+from setlab.lab import reference
+from setlab.models import birthday
+from setlab.models import redis_memory as rm
+from setlab.models import roaring as ro
 
 GROWTH_SIZES = sorted(
     {
@@ -75,7 +76,7 @@ HLL_GROWTH = [
 HLL_PAYLOAD_UP_TO = 300
 
 
-def measure_sets(lab: setlab.backend.Lab) -> None:
+def measure_sets(lab: setlab.lab.backend.Lab) -> None:
     r = lab.r
     rows = rm.run_seed_004(lab, rm.seed_004_keys())
     print("seed 004 keys:", [(x["name"], x["memory_usage"], x["model"]) for x in rows])
@@ -147,7 +148,7 @@ def _single_register(payload: bytes) -> tuple[int, int]:
     raise ValueError("no register set")
 
 
-def measure_hll(lab: setlab.backend.Lab) -> None:
+def measure_hll(lab: setlab.lab.backend.Lab) -> None:
     r = lab.r
     key = lab.key("one")
     registers = []
@@ -221,7 +222,7 @@ def measure_hll(lab: setlab.backend.Lab) -> None:
     print("wrote", path)
 
 
-def measure_roaring(lab: setlab.backend.Lab) -> None:
+def measure_roaring(lab: setlab.lab.backend.Lab) -> None:
     rng = np.random.default_rng(2026)
     key = lab.key("shared-bitmap")
     contention = ro.contention_grid(lab, key)

@@ -1,6 +1,6 @@
 """Measure RedisBloom's scalable Bloom filters and cuckoo filters on a real Redis.
 
-Writes book/data/redisbloom-reference.json for the chapters "Scalable Bloom filters" and
+Writes src/setlab/data/redisbloom-reference.json for the chapters "Scalable Bloom filters" and
 "Cuckoo filters and kick chains", which show it to readers on the embedded backend (fakeredis
 emulates BF.*/CF.* with pyprobables, whose sizing and behaviour differ). Rerun it on your machine
 (it starts a private redis-server with redisbloom.so; nothing touches another server):
@@ -18,8 +18,9 @@ import time
 import numpy as np
 
 import setlab
-from setlab import cuckoo, redisbloom, reference
-from setlab.redisbloom import ChainLayout, FreshValues
+from setlab.lab import reference
+from setlab.models import cuckoo, redisbloom
+from setlab.models.redisbloom import ChainLayout, FreshValues
 
 #: The chapter's live configurations (small enough to run in a notebook) and a large chain whose
 #: sub-filters outgrow the CPU caches, for latency.

@@ -1,6 +1,6 @@
 """Measure first-SETBIT latency, memory and head-of-line blocking on a real Redis.
 
-Writes book/data/setbit-reference.json, which the chapter "SETBIT is O(offset)" shows to readers
+Writes src/setlab/data/setbit-reference.json, which the chapter "SETBIT is O(offset)" shows to readers
 on the embedded backend. Rerun it on your own machine (it starts a private redis-server):
 
     .venv/bin/python scripts/measure_setbit.py [--repeat 3]
@@ -13,7 +13,8 @@ import dataclasses
 import statistics
 
 import setlab
-from setlab import bitmap, latency, reference
+from setlab.lab import latency, reference
+from setlab.models import bitmap
 
 SEED_OFFSETS = [10**6, 10**8, 10**9, 1_823_456_789, 2_147_483_648]
 BLOCKING_OFFSETS = [2**24, 2**26, 2**28, 2**30, bitmap.MAX_OFFSET]

@@ -1,6 +1,6 @@
 """Measure head-of-line stalls, DEL vs UNLINK, KEYS vs SCAN and fork time on a real Redis.
 
-Writes book/data/stalls-reference.json for the chapter "One slow command stalls everyone", which
+Writes src/setlab/data/stalls-reference.json for the chapter "One slow command stalls everyone", which
 shows it to readers on the embedded backend. Rerun it on your machine (it starts a private
 redis-server; nothing touches another server):
 
@@ -10,7 +10,8 @@ redis-server; nothing touches another server):
 from __future__ import annotations
 
 import setlab
-from setlab import bitmap, reference, stalls
+from setlab.lab import reference, stalls
+from setlab.models import bitmap
 
 STALL_OFFSETS = [2**20, 2**22, 2**24, 2**26, 2**28, 2**30, 2**31, bitmap.MAX_OFFSET]
 STRING_BYTES = [2**20, 2**24, 2**26, 2**28, 2**29]

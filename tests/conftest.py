@@ -1,6 +1,6 @@
 """Shared fixtures: a private real redis-server for live tests, the embedded lab for the rest.
 
-Live tests start their own server on a free loopback port (never 6379) through setlab.server.
+Live tests start their own server on a free loopback port (never 6379) through setlab.lab.server.
 Where no redis-server is installed they are skipped — unless SETLAB_REQUIRE_LIVE=1 (CI sets it),
 which turns the skip into a failure so a missing server can never pass silently.
 """
@@ -12,7 +12,7 @@ import os
 import pytest
 
 import setlab
-from setlab.server import RedisServer, find_redis_server
+from setlab.lab.server import RedisServer, find_redis_server
 
 REQUIRE_LIVE = os.environ.get("SETLAB_REQUIRE_LIVE", "").lower() in {"1", "true", "yes"}
 
@@ -48,7 +48,7 @@ def live_lab(monkeypatch, redis_server, request):
     """A Lab on the session's private server, as if setlab had started it; cleaned up after."""
     monkeypatch.delenv("REDIS_URL", raising=False)
     monkeypatch.delenv("SETLAB_USER", raising=False)
-    monkeypatch.setattr(setlab.backend, "_private_server", redis_server)
+    monkeypatch.setattr(setlab.lab.backend, "_private_server", redis_server)
     chapter = "test-" + request.node.name.split("[")[0][-40:].replace("_", "-").strip("-")
     lab = setlab.connect(chapter, backend="live", quiet=True)
     yield lab

@@ -1,4 +1,4 @@
-"""setlab.advise: reading IDs, describing them, pricing the structures, recommending one.
+"""setlab.tools.advise: reading IDs, describing them, pricing the structures, recommending one.
 
 References: Python's own int()/uuid parsing of the same text, brute-force counts over Python sets,
 pyroaring (an independent Roaring implementation) for the Roaring bytes, the SET model fed with
@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap, BitMap64
 
-from setlab import advise
-from setlab import redis_memory as rm
+from setlab.models import redis_memory as rm
+from setlab.tools import advise
 
 U64 = 2**64 - 1
 
@@ -154,7 +154,7 @@ def test_chunk_histogram_puts_full_chunks_and_singletons_in_their_bins():
 
 
 def test_snowflake_like_and_wide_ids_get_notes():
-    from setlab import snowflake as sf
+    from setlab.models import snowflake as sf
 
     ids = [sf.TWITTER.id_at(1_700_000_000_000 + i, worker=i % 4) for i in range(1000)]
     notes = " ".join(advise.analyse(advise.from_integers(ids)).notes)

@@ -1,4 +1,4 @@
-"""setlab.backend: choosing a backend, namespaces, cleanup and the allocation guard."""
+"""setlab.lab.backend: choosing a backend, namespaces, cleanup and the allocation guard."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 import pytest
 
 import setlab
-from setlab import backend
-from setlab.server import ServerError
+from setlab.lab import backend
+from setlab.lab.server import ServerError
 
 
 @pytest.fixture

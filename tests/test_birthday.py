@@ -1,4 +1,4 @@
-"""Tests for setlab.birthday: exact, approximate and simulated collision figures agree.
+"""Tests for setlab.models.birthday: exact, approximate and simulated collision figures agree.
 
 References come from outside the module: brute-force enumeration of every assignment, exact
 rational arithmetic (fractions), 50-digit decimal products, published values (the 23-people
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from setlab import birthday as bd
+from setlab.models import birthday as bd
 
 # -- independent references ----------------------------------------------------------------------
 

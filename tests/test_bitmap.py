@@ -1,4 +1,4 @@
-"""setlab.bitmap: offsets, the sds/jemalloc memory model, and the sweep helpers."""
+"""setlab.models.bitmap: offsets, the sds/jemalloc memory model, and the sweep helpers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab import bitmap
+from setlab.models import bitmap
 
 # jemalloc 5 size classes for a 16-byte quantum and 4 KiB pages, as listed in the "IMPLEMENTATION
 # NOTES" table of the jemalloc(3) manual: small classes up to 14 KiB, then large ones.

@@ -1,4 +1,4 @@
-"""setlab.bloom: formulas against brute force, the simulator against the formulas, and the
+"""setlab.models.bloom: formulas against brute force, the simulator against the formulas, and the
 Redis-backed filter on both backends (no false negatives, same bits as the simulator)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab import bloom
-from setlab.bloom import BloomLayout, BloomSimulator, RedisBloomFilter
+from setlab.models import bloom
+from setlab.models.bloom import BloomLayout, BloomSimulator, RedisBloomFilter
 
 # -- formulas against brute force -----------------------------------------------------------------
 
@@ -379,7 +379,7 @@ def test_filter_asks_the_lab_before_allocating(fake_lab, monkeypatch):
 
 
 def test_filter_refuses_a_big_allocation_on_a_server_it_does_not_own(fake_lab, monkeypatch):
-    from setlab.backend import BigAllocationRefused
+    from setlab.lab.backend import BigAllocationRefused
 
     monkeypatch.setattr(type(fake_lab), "owns_server", property(lambda self: False))
     fake_lab.big_bytes = 2**20

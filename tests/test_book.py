@@ -11,7 +11,7 @@ import subprocess
 import pytest
 import yaml
 
-from setlab.server import find_redis_server
+from setlab.lab.server import find_redis_server
 from tests.conftest import REQUIRE_LIVE
 from tests.notebooks import ROOT, build_book
 

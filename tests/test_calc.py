@@ -1,4 +1,4 @@
-"""setlab.calc: the calculators behind `setlab calc`.
+"""setlab.tools.calc: the calculators behind `setlab calc`.
 
 Reference values come from published tables (Pei Cao's Bloom filter table, Fan et al.'s cuckoo
 filter paper), from seed 003's own arithmetic, from formulas re-derived here in another form,
@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap
 
-from setlab import advise, calc, reference
-from setlab import redis_memory as rm
+from setlab.lab import reference
+from setlab.models import redis_memory as rm
+from setlab.tools import advise, calc
 
 # -- parsing --------------------------------------------------------------------------------------
 

@@ -97,7 +97,7 @@ SUBCOMMANDS = [
 
 @pytest.mark.parametrize("command", SUBCOMMANDS, ids=" ".join)
 def test_every_subcommand_has_help(command, capsys):
-    from setlab import cli
+    from setlab.cli import cli
 
     with pytest.raises(SystemExit) as exit_:
         cli.main([*command, "--help"])  # in process: argparse's help is the same either way

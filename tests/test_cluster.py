@@ -1,4 +1,4 @@
-"""setlab.cluster: CRC16 key slots, slot ranges and the routing simulation."""
+"""setlab.lab.cluster: CRC16 key slots, slot ranges and the routing simulation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from redis.crc import key_slot as redis_py_key_slot
 
-from setlab import cluster, stalls
+from setlab.lab import cluster, stalls
 
 
 def test_crc16_matches_the_xmodem_check_value():

@@ -1,4 +1,4 @@
-"""setlab.cuckoo: no false negatives unless an item is deleted that was never added (or the naive
+"""setlab.models.cuckoo: no false negatives unless an item is deleted that was never added (or the naive
 "drop" failure mode is chosen), load factors against the paper's published figures, the
 false-positive rate against theory, duplicates, kick-chain bookkeeping, RedisBloom's sizing."""
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab import bloom, cuckoo
-from setlab.cuckoo import CuckooFilter, RedisBloomCuckoo
+from setlab.models import bloom, cuckoo
+from setlab.models.cuckoo import CuckooFilter, RedisBloomCuckoo
 
 
 def values(n: int, seed: int = 0) -> np.ndarray:

@@ -1,19 +1,29 @@
-"""setlab.glossary: every Chinese term is really in a seed; every chapter is really in the book."""
+"""The glossary: every Chinese term is really in a seed; every chapter is really in the book.
 
+The seed texts are not part of the repository (they sit beside it, in ``../shared/seeds``, or
+wherever ``SETLAB_SEEDS`` points). Where they are absent the seed check is skipped, unless
+``SETLAB_REQUIRE_SEEDS=1`` (CI sets it), which turns the skip into a failure.
+"""
+
+import os
 from pathlib import Path
 
 import pytest
 
-from setlab import glossary
+from setlab.chapters import glossary
 from tests.test_book import ROOT
 
-SEEDS = ROOT.parent / "shared" / "seeds"
+SEEDS = Path(os.environ.get("SETLAB_SEEDS") or ROOT.parent / "shared" / "seeds")
+REQUIRE_SEEDS = os.environ.get("SETLAB_REQUIRE_SEEDS", "").lower() in {"1", "true", "yes"}
 
 
 def _seed_text() -> str:
     files = sorted(SEEDS.glob("0*.txt"))
     if not files:
-        pytest.fail(f"no seed files under {SEEDS}: the glossary cannot be checked")
+        message = f"no seed files under {SEEDS}: the glossary cannot be checked against them"
+        if REQUIRE_SEEDS:
+            pytest.fail(message + " (SETLAB_REQUIRE_SEEDS=1)")
+        pytest.skip(message)
     return "".join(Path(f).read_text() for f in files)
 
 

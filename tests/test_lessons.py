@@ -1,8 +1,8 @@
-"""setlab.lessons: the instructor's plans fit their slots and name real chapters and exercises."""
+"""setlab.chapters.lessons: the instructor's plans fit their slots and name real chapters and exercises."""
 
 import pytest
 
-from setlab import lessons
+from setlab.chapters import lessons
 from tests.test_book import ROOT
 
 

@@ -1,11 +1,12 @@
-"""Tests for setlab.like_bitmap: the seed's hashed like bitmap, and what a collision does to it."""
+"""Tests for setlab.lab.like_bitmap: the seed's hashed like bitmap, and what a collision does to it."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from setlab import birthday, like_bitmap
+from setlab.lab import like_bitmap
+from setlab.models import birthday
 
 FIRST_USER = (1_778_025_600_000 - 1_288_834_974_657) << 22 | 1 << 12  # 2026-05-06, worker 1
 

@@ -1,11 +1,11 @@
-"""setlab.like_service: the seed's String + Set design, its bugs, and the fixes."""
+"""setlab.lab.like_service: the seed's String + Set design, its bugs, and the fixes."""
 
 from __future__ import annotations
 
 import pytest
 
-from setlab import like_service
-from setlab.like_service import LOADED, LikeService, LikeStore, LockNotAcquired
+from setlab.lab import like_service
+from setlab.lab.like_service import LOADED, LikeService, LikeStore, LockNotAcquired
 
 
 @pytest.fixture

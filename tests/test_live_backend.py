@@ -12,8 +12,8 @@ import pytest
 import redis
 
 import setlab
-from setlab import backend
-from setlab.server import RedisServer, ServerError, find_redisbloom
+from setlab.lab import backend
+from setlab.lab.server import RedisServer, ServerError, find_redisbloom
 from tests.notebooks import outputs_text, run_chapter
 
 pytestmark = pytest.mark.live

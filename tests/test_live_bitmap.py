@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from setlab import bitmap
+from setlab.models import bitmap
 
 pytestmark = pytest.mark.live
 

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from setlab import cluster, stalls
+from setlab.lab import cluster, stalls
 
 pytestmark = pytest.mark.live
 

@@ -1,7 +1,7 @@
 """The SET / string / HyperLogLog model against a real redis-server (exact equality).
 
 Each test builds keys on the private server, asks Redis (MEMORY USAGE key SAMPLES 0, OBJECT
-ENCODING, GET, PFADD/PFCOUNT replies, INFO memory) and compares with setlab.redis_memory.
+ENCODING, GET, PFADD/PFCOUNT replies, INFO memory) and compares with setlab.models.redis_memory.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from setlab import redis_memory as rm
+from setlab.models import redis_memory as rm
 
 pytestmark = pytest.mark.live
 

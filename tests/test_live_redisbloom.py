@@ -9,9 +9,9 @@ import itertools
 import numpy as np
 import pytest
 
-from setlab import cuckoo, redisbloom
-from setlab.cuckoo import RedisBloomCuckoo
-from setlab.redisbloom import ChainLayout, ChainSimulator, FreshValues
+from setlab.models import cuckoo, redisbloom
+from setlab.models.cuckoo import RedisBloomCuckoo
+from setlab.models.redisbloom import ChainLayout, ChainSimulator, FreshValues
 
 pytestmark = pytest.mark.live
 

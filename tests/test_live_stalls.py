@@ -1,11 +1,11 @@
-"""setlab.stalls on a real server: lazy-free behaviour, guards, and the experiments' shapes."""
+"""setlab.lab.stalls on a real server: lazy-free behaviour, guards, and the experiments' shapes."""
 
 from __future__ import annotations
 
 import pytest
 
 import setlab
-from setlab import stalls
+from setlab.lab import stalls
 
 pytestmark = pytest.mark.live
 

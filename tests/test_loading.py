@@ -1,4 +1,4 @@
-"""setlab.loading: every bulk-load strategy leaves byte-identical bitmaps, on both backends."""
+"""setlab.lab.loading: every bulk-load strategy leaves byte-identical bitmaps, on both backends."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab import loading
-from setlab.bloom import BloomLayout, BloomSimulator, RedisBloomFilter
+from setlab.lab import loading
+from setlab.models.bloom import BloomLayout, BloomSimulator, RedisBloomFilter
 
 
 def _expected(layout: BloomLayout, items: np.ndarray) -> list[bytes]:

@@ -1,4 +1,4 @@
-"""setlab.notebooks: the embedded wheel is a valid, installable wheel carrying the reference data,
+"""book/_ext/downloads.py: the embedded wheel is a valid, installable wheel carrying the reference data,
 and the first cells of a downloaded chapter install it only when setlab is missing."""
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ import zipfile
 
 import nbformat
 
-from setlab import notebooks
+from tests.notebooks import ROOT
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import downloads
 
 
 def _wheel() -> tuple[str, zipfile.ZipFile, bytes]:
-    name, data = notebooks.build_wheel()
+    name, data = downloads.build_wheel()
     return name, zipfile.ZipFile(io.BytesIO(data)), data
 
 
@@ -26,7 +29,11 @@ def test_wheel_holds_the_package_and_the_reference_data_with_a_correct_record():
     name, archive, _ = _wheel()
     assert name == "setlab-0.1.0-py3-none-any.whl"
     names = set(archive.namelist())
-    assert {"setlab/__init__.py", "setlab/backend.py", "setlab/data/setbit-reference.json"} <= names
+    assert {
+        "setlab/__init__.py",
+        "setlab/lab/backend.py",
+        "setlab/data/setbit-reference.json",
+    } <= names
     record = archive.read("setlab-0.1.0.dist-info/RECORD").decode()
     for path, digest, size in csv.reader(io.StringIO(record)):
         if not digest:
@@ -49,9 +56,9 @@ def test_the_wheel_installs_and_finds_its_data_outside_the_checkout(tmp_path):
         check=True, capture_output=True,
     )  # fmt: skip
     code = (
-        "import setlab, setlab.reference as r; "
+        "import setlab, setlab.lab.reference as r; "
         f"assert setlab.__file__.startswith({str(target)!r}), setlab.__file__; "
-        "print(r.data_dir(), r.load('setbit-reference')['server']['redis_version'])"
+        "print(r.data_dir(), r.load('setbit-reference').run.redis_version)"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     env.pop("SETLAB_DATA_DIR", None)
@@ -65,7 +72,7 @@ def test_the_wheel_installs_and_finds_its_data_outside_the_checkout(tmp_path):
 def test_downloaded_chapter_installs_setlab_only_when_missing():
     name, _, data = _wheel()
     chapter = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])
-    out = notebooks.standalone(chapter, name, data)
+    out = downloads.standalone(chapter, name, data)
     assert [c.metadata.get("tags") for c in out.cells[:2]] == [["setlab-wheel"], ["setlab-install"]]
     assert out.cells[2].source == "print(1)"
     nbformat.validate(out)

@@ -1,8 +1,8 @@
-"""setlab.redis_memory: the SET / string / HyperLogLog memory model and Redis's HLL, offline.
+"""setlab.models.redis_memory: the SET / string / HyperLogLog memory model and Redis's HLL, offline.
 
 Reference values come from hand computation with the struct sizes of Redis 7.0's headers, from
 brute-force re-derivations written here in another form, and from measurements of a real
-redis-server stored in book/data (written by scripts/measure_redis_memory.py).
+redis-server stored in src/setlab/data (written by scripts/measure_redis_memory.py).
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab import redis_memory as rm
-from setlab import reference
+from setlab.core import hashing
+from setlab.lab import reference
+from setlab.models import redis_memory as rm
 
 # -- integers and members -------------------------------------------------------------------------
 
@@ -189,7 +190,7 @@ def test_shared_integers_allocate_no_value():
 
 
 def test_bitmap_cost_matches_the_bitmap_module():
-    from setlab import bitmap
+    from setlab.models import bitmap
 
     offsets = [5, 10**6, 7]
     assert rm.bitmap_cost(offsets, "k").memory_usage == bitmap.bitmap_memory_usage(offsets, "k")
@@ -261,8 +262,8 @@ def test_scalar_and_vectorised_murmur_agree():
     rng = np.random.default_rng(3)
     for length in (0, 1, 7, 8, 9, 16, 36, 45):
         rows = rng.integers(0, 256, (50, length), dtype=np.uint8)
-        fast = rm.murmurhash64a_fixed(rows)
-        assert [int(h) for h in fast] == [rm.murmurhash64a(bytes(r)) for r in rows]
+        fast = hashing.murmur64a_rows(rows, rm.HLL_SEED)
+        assert [int(h) for h in fast] == [hashing.murmur64a(bytes(r), rm.HLL_SEED) for r in rows]
 
 
 @given(st.integers(0, 2**64 - 1))
@@ -381,7 +382,7 @@ def test_hll_bad_input_raises_value_error():
     with pytest.raises(ValueError, match="cardinality"):
         rm.simulate_registers(-1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="rows"):
-        rm.murmurhash64a_fixed(np.zeros(8, dtype=np.uint8))
+        hashing.murmur64a_rows(np.zeros(8, dtype=np.uint8), rm.HLL_SEED)
 
 
 # -- helpers the chapters use ---------------------------------------------------------------------
@@ -424,7 +425,7 @@ def test_hll_growth_curve_turns_dense_where_the_sketch_does():
 
 
 def test_counting_costs_agree_with_the_models():
-    from setlab import bitmap
+    from setlab.models import bitmap
 
     costs = rm.counting_costs(1000)
     assert costs["SET"] == rm.set_cost(range(1000)).memory_usage
@@ -443,7 +444,7 @@ def test_per_member_parts_add_up_to_the_per_member_cost():
 
 @pytest.mark.parametrize("make", [rm.seed_claims, rm.hll_seed_claims])
 def test_seed_claims_are_complete_registry_rows(make):
-    from setlab import claims
+    from setlab.chapters import claims
 
     rows = make()
     assert len({r["id"] for r in rows}) == len(rows)

@@ -1,4 +1,4 @@
-"""setlab.redisbloom without a server: the layout against figures the real module printed, the
+"""setlab.models.redisbloom without a server: the layout against figures the real module printed, the
 chain arithmetic against a brute-force replay, the bit-exact simulator's invariants, the rebuild
 simulation against its closed form, and fakeredis's different BF.* model."""
 
@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab import bloom, redisbloom
-from setlab.redisbloom import ChainLayout, ChainSimulator, FreshValues
+from setlab.core import hashing
+from setlab.models import bloom, redisbloom
+from setlab.models.redisbloom import ChainLayout, ChainSimulator, FreshValues
 
 # -- the layout: figures printed by redisbloom.so 2.8.2 ------------------------------------------
 
@@ -156,7 +157,7 @@ def test_bad_arguments_elsewhere_are_rejected_clearly():
     with pytest.raises(ValueError, match="items"):
         layout.sizes(-1)
     with pytest.raises(ValueError, match="data"):
-        redisbloom.murmur64a("text", 0)  # type: ignore[arg-type]
+        hashing.murmur64a("text", 0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="values"):
         redisbloom.encode(np.array([-1]))
     with pytest.raises(ValueError, match="rates"):
@@ -173,15 +174,15 @@ def test_bad_arguments_elsewhere_are_rejected_clearly():
 def test_murmur_matches_the_fingerprint_and_bucket_the_module_stored():
     # CF.RESERVE k 8 BUCKETSIZE 1; CF.ADD k <12345 as 8 LE bytes>; CF.SCANDUMP showed fingerprint
     # 245 in bucket 2 of 8: h % 255 + 1 == 245 and h % 8 == 2.
-    h = redisbloom.murmur64a((12345).to_bytes(8, "little"), 0)
+    h = hashing.murmur64a((12345).to_bytes(8, "little"), 0)
     assert (h % 255 + 1, h % 8) == (245, 2)
 
 
 @settings(max_examples=200, deadline=None)
 @given(value=st.integers(0, 2**64 - 1), seed=st.integers(0, 2**64 - 1))
 def test_vectorised_murmur_equals_the_byte_by_byte_version(value, seed):
-    vec = redisbloom.murmur64a_u64(np.array([value], dtype=np.uint64), seed)
-    assert int(vec[0]) == redisbloom.murmur64a(value.to_bytes(8, "little"), seed)
+    vec = hashing.murmur64a_u64(np.array([value], dtype=np.uint64), seed)
+    assert int(vec[0]) == hashing.murmur64a(value.to_bytes(8, "little"), seed)
 
 
 def test_murmur_handles_every_tail_length():
@@ -190,8 +191,8 @@ def test_murmur_handles_every_tail_length():
     data = bytes(range(1, 24))
     for n in range(len(data)):
         chunk = data[:n]
-        h = redisbloom.murmur64a(chunk, 7)
-        m, mask = redisbloom.MURMUR_M, 2**64 - 1
+        h = hashing.murmur64a(chunk, 7)
+        m, mask = hashing.MURMUR64A_M, 2**64 - 1
         ref = (7 ^ (n * m)) & mask
         for start in range(0, n - n % 8, 8):
             k = (int.from_bytes(chunk[start : start + 8], "little") * m) & mask

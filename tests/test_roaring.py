@@ -1,4 +1,4 @@
-"""setlab.roaring: the container model against pyroaring, and a Roaring bitmap shared in Redis.
+"""setlab.models.roaring: the container model against pyroaring, and a Roaring bitmap shared in Redis.
 
 pyroaring (CRoaring) is the independent reference: for every kind of set the model's container
 counts and bytes must equal ``get_statistics()`` and its serialized size ``len(serialize())``,
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap, BitMap64
 
-from setlab import roaring as ro
+from setlab.models import roaring as ro
 
 U32 = 2**32 - 1
 
@@ -161,7 +161,7 @@ def test_random_layout_handles_the_whole_32_bit_space():
 
 
 def test_bytes_per_id_curves_follow_their_formulas():
-    from setlab import bloom
+    from setlab.models import bloom
 
     densities = [1e-5, 0.01, 0.5, 1.0]
     curves = ro.bytes_per_id(densities, np.random.default_rng(0))
@@ -174,7 +174,7 @@ def test_bytes_per_id_curves_follow_their_formulas():
 
 
 def test_seed_claims_are_complete_registry_rows():
-    from setlab import claims
+    from setlab.chapters import claims
 
     rows = ro.seed_claims()
     assert len({r["id"] for r in rows}) == len(rows)

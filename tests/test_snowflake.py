@@ -1,4 +1,4 @@
-"""Tests for setlab.snowflake: layouts, streams, the Java mapping, dense re-mapping, JS numbers.
+"""Tests for setlab.models.snowflake: layouts, streams, the Java mapping, dense re-mapping, JS numbers.
 
 Reference values come from independent sources: Twitter's published shifts (22 / 17 / 12),
 OpenJDK 17 with Guava 31.1 (``Hashing.murmur3_128().hashLong(id).asLong()``, Java's ``%`` and
@@ -22,8 +22,8 @@ import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab import bitmap
-from setlab import snowflake as sf
+from setlab.models import bitmap
+from setlab.models import snowflake as sf
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 SEED_ID = 2051776854918803458  # seed 000 §4's "typical" snowflake ID

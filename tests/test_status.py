@@ -1,8 +1,9 @@
-"""setlab.status: the build facts the status appendix shows."""
+"""setlab.chapters.status: the build facts the status appendix shows."""
 
 import platform
 
-from setlab import reference, status
+from setlab.chapters import status
+from setlab.lab import reference
 
 
 def test_versions_name_python_backend_and_packages(fake_lab):

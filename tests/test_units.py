@@ -1,8 +1,8 @@
-"""setlab.units: the sizes and durations prose and axes show."""
+"""setlab.core.units: the sizes and durations prose and axes show."""
 
 import pytest
 
-from setlab.units import format_bytes, format_duration
+from setlab.core.units import format_bytes, format_duration
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,10 @@
-"""setlab.validate: the shared argument checks."""
+"""setlab.core.validate: the shared argument checks."""
 
 import math
 
 import pytest
 
-from setlab.validate import check_int, check_probability
+from setlab.core.validate import check_int, check_probability
 
 
 @pytest.mark.parametrize("good", [0, 5, 10])

@@ -3,7 +3,7 @@ that download as notebooks that run on their own.
 
 Downloads: after the build, every executed chapter (MyST-NB keeps them in
 ``_build/jupyter_execute``) is written to ``_notebooks/<chapter>.ipynb`` with setlab embedded
-(:mod:`setlab.notebooks`), and each chapter page gets a link to its notebook at the top.
+(book/_ext/downloads.py), and each chapter page gets a link to its notebook at the top.
 
 MathJax normally loads from a CDN, so a reader offline (or a browser test on a machine without
 internet) sees raw TeX. When the ``django-static-mathjax`` package is installed (a dependency of
@@ -82,11 +82,11 @@ def _link_download(app: Sphinx, pagename: str, templatename, context: dict, doct
 def _write_notebooks(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    from setlab import notebooks
+    import downloads  # book/_ext is on sys.path (local_extensions in _config.yml)
 
     executed = Path(app.outdir).parent / "jupyter_execute" / "book"
     slugs = sorted(p.split("/", 1)[1] for p in app.env.found_docs if _is_chapter(app, p))
-    written = notebooks.write_downloads(executed, Path(app.outdir) / DOWNLOADS, slugs)
+    written = downloads.write_downloads(executed, Path(app.outdir) / DOWNLOADS, slugs)
     logger.info(f"setlab_site: wrote {len(written)} downloadable notebooks")
 
 

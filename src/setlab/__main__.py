@@ -2,6 +2,6 @@
 
 import sys
 
-from setlab.cli import main
+from setlab.cli.main import main
 
 sys.exit(main())

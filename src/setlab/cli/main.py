@@ -1,0 +1,405 @@
+"""The ``setlab`` command (also ``python -m setlab``).
+
+* ``setlab calc bloom|cuckoo|roaring|set|hll`` — the book's sizing models as calculators
+  (:mod:`setlab.tools.calc`);
+* ``setlab advise FILE`` — read IDs, histogram them, price every structure for them and
+  recommend one (:mod:`setlab.tools.advise`);
+* ``setlab backend`` — which backend ``connect()`` would use here (``live`` or ``fake``), with the
+  banner when ``--verbose``; the Makefile uses it to say which backend built the book;
+* ``setlab doctor`` — is this machine ready for the book? One line per check, with the fix.
+
+Every subcommand has ``--help``; those that compute have ``--json``. Bad input exits with code 2
+and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: ``setlab calc bloom: <what> (see --help)``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _typed(parse: Any, name: str, **options: Any) -> Any:
+    """An argparse ``type=`` from a setlab parser: its ValueError message becomes the error."""
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text, name, **options)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    convert.__name__ = name
+    return convert
+
+
+def _emit(args: argparse.Namespace, reports: list[Any]) -> None:
+    if args.json:
+        payload = [r.as_json() for r in reports]
+        print(json.dumps(payload[0] if len(payload) == 1 else payload, indent=1, default=_plain))
+    else:
+        print("\n\n".join(r.text() for r in reports))
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and the like, for json.dumps."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+# -- subcommands ----------------------------------------------------------------------------------
+
+
+def _backend(args: argparse.Namespace) -> int:
+    from setlab.lab import backend
+
+    choice = backend.resolve_backend()
+    print("live" if choice == "url" else choice)
+    if args.verbose:
+        lab = backend.connect("cli", quiet=True)
+        print(lab.banner)
+        lab.close()
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from setlab.cli import doctor
+
+    checks = doctor.run(run_chapter=args.book)
+    print(json.dumps(doctor.as_json(checks), indent=1) if args.json else doctor.render(checks))
+    return 0 if doctor.ready(checks) else 1
+
+
+def _calc_bloom(args: argparse.Namespace) -> int:
+    from setlab.tools import calc
+
+    solution = calc.solve_bloom(args.n, args.p, args.m, args.k)
+    reports = [calc.bloom_report(solution)]
+    if args.redisbloom or args.expansion is not None or args.nonscaling:
+        reports.append(
+            calc.redisbloom_layout(
+                solution.n,
+                solution.p if args.p is None else args.p,
+                expansion=2 if args.expansion is None else args.expansion,
+                nonscaling=args.nonscaling,
+                load=args.load,
+            )
+        )
+    elif args.load is not None:
+        raise ValueError("--load is for the RedisBloom layout: add --redisbloom")
+    _emit(args, reports)
+    return 0
+
+
+def _calc_cuckoo(args: argparse.Namespace) -> int:
+    from setlab.tools import calc
+
+    report = calc.cuckoo_sizing(
+        args.n, args.p, bucket_size=args.bucket_size, load=args.load,
+        fingerprint_bits=args.fingerprint_bits, max_iterations=args.max_iterations,
+    )  # fmt: skip
+    _emit(args, [report])
+    return 0
+
+
+def _calc_roaring(args: argparse.Namespace) -> int:
+    from setlab.tools import advise, calc
+
+    if args.file is not None:
+        if args.count is not None or args.range is not None or args.dense:
+            raise ValueError("give a FILE or --count/--range/--dense, not both")
+        report = calc.roaring_from_ids(advise.read_ids(args.file, args.progress))
+    else:
+        if args.count is None:
+            raise ValueError("give a FILE of IDs, or --count N (and --range LOW:HIGH)")
+        low, high = args.range or (0, 2**32)
+        report = calc.roaring_estimate(args.count, low, high, dense=args.dense, seed=args.seed)
+    _emit(args, [report])
+    return 0
+
+
+def _calc_set(args: argparse.Namespace) -> int:
+    from setlab.tools import advise, calc
+
+    if args.file is not None:
+        if args.members is not None:
+            raise ValueError("give a FILE or --members N, not both")
+        report = calc.set_from_ids(advise.read_ids(args.file, args.progress), args.redis)
+    else:
+        if args.members is None:
+            raise ValueError("give a FILE of IDs, or --members N (with --type, --length)")
+        report = calc.set_estimate(
+            args.members, args.type, length=args.length, start=args.start, version=args.redis
+        )
+    _emit(args, [report])
+    return 0
+
+
+def _calc_hll(args: argparse.Namespace) -> int:
+    from setlab.tools import calc
+
+    _emit(args, [calc.hll_estimate(args.n)])
+    return 0
+
+
+def _advise(args: argparse.Namespace) -> int:
+    from setlab.tools import advise
+
+    ids = advise.read_ids(args.file, args.progress)
+    analysis = advise.analyse(ids)
+    options = advise.Needs(
+        error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis
+    )
+    advice = advise.advise(analysis, options)
+    if args.plot:
+        advise.save_figure(analysis, args.plot)
+    if args.json:
+        print(json.dumps(advice.as_json(), indent=1, default=_plain))
+    else:
+        print(advice.text())
+        if args.plot:
+            print(f"\nHistograms saved to {args.plot}")
+    return 0
+
+
+# -- the parser -----------------------------------------------------------------------------------
+
+
+def _count(name: str, low: int = 1) -> Any:
+    from setlab.tools.calc import parse_count
+
+    return _typed(parse_count, name, low=low)
+
+
+def _json_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _progress_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="progress line on stderr while reading (default: when stderr is a terminal)",
+    )  # fmt: skip
+
+
+def _redis_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--redis", choices=("7.0", "7.2"), default="7.0",
+                   help="Redis version of the SET model (7.0 exact, 7.2 modelled)")  # fmt: skip
+
+
+def _add_calc(sub: Any) -> None:
+    from setlab.tools.calc import MEMBER_TYPES, parse_bits, parse_probability, parse_range
+
+    calc = sub.add_parser(
+        "calc", help="sizing calculators: Bloom, cuckoo, Roaring, SET, HyperLogLog",
+        description="Sizing calculators built on the book's models. Numbers may be written "
+        "1.2e8, 120M, 120_000_000 or 2^32; rates 0.01, 1% or 1/100; sizes in bits or with a "
+        "unit (128MiB, 1.5GB).",
+    )  # fmt: skip
+    kinds = calc.add_subparsers(dest="calculator", required=True, metavar="{bloom,cuckoo,...}")
+
+    p = kinds.add_parser(
+        "bloom", help="solve a Bloom filter from any two or three of n, p, m, k",
+        description="Give any two or three of n, p, m, k and get the rest, with bits per item "
+        "against the lower bound log2(1/p). --redisbloom adds the chain BF.RESERVE builds.",
+    )  # fmt: skip
+    p.add_argument("-n", "--items", dest="n", type=_count("n"), help="items (e.g. 1.2e8)")
+    p.add_argument(
+        "-p",
+        "--error",
+        dest="p",
+        type=_typed(parse_probability, "p"),
+        help="false-positive rate at n items (e.g. 1%%)",
+    )
+    p.add_argument(
+        "-m",
+        "--size",
+        dest="m",
+        type=_typed(parse_bits, "m"),
+        help="bits, or a size with a unit (e.g. 128MiB)",
+    )
+    p.add_argument("-k", "--hashes", dest="k", type=_count("k"), help="hash functions")
+    p.add_argument(
+        "--redisbloom", action="store_true", help="also show RedisBloom's BF.RESERVE p n layout"
+    )
+    p.add_argument(
+        "--expansion",
+        type=_count("expansion"),
+        help="RedisBloom EXPANSION (default 2; implies --redisbloom)",
+    )
+    p.add_argument("--nonscaling", action="store_true", help="RedisBloom NONSCALING")
+    p.add_argument(
+        "--load",
+        type=_count("load", low=0),
+        help="items actually added, for the RedisBloom layout (default n)",
+    )
+    _json_option(p)
+    p.set_defaults(func=_calc_bloom)
+
+    p = kinds.add_parser(
+        "cuckoo", help="size a cuckoo filter (and RedisBloom's CF.RESERVE)",
+        description="A cuckoo filter for n items at rate p: fingerprint bits, table, bytes, "
+        "the rate it reaches; then RedisBloom's CF with its fixed 8-bit fingerprints.",
+    )  # fmt: skip
+    p.add_argument("-n", "--items", dest="n", type=_count("n"), required=True, help="items")
+    p.add_argument(
+        "-p",
+        "--error",
+        dest="p",
+        type=_typed(parse_probability, "p"),
+        default=0.01,
+        help="target false-positive rate (default 1%%)",
+    )
+    p.add_argument(
+        "-b",
+        "--bucket-size",
+        type=_count("bucket size"),
+        default=4,
+        help="slots per bucket (default 4)",
+    )
+    p.add_argument(
+        "--load",
+        type=_typed(parse_probability, "load"),
+        help="highest load to plan for (default: the paper's for this bucket size)",
+    )
+    p.add_argument(
+        "-f",
+        "--fingerprint-bits",
+        type=_count("fingerprint bits"),
+        help="fingerprint bits (default: enough for p)",
+    )
+    p.add_argument(
+        "--max-iterations",
+        type=_count("max iterations"),
+        default=20,
+        help="RedisBloom MAXITERATIONS (default 20)",
+    )
+    _json_option(p)
+    p.set_defaults(func=_calc_cuckoo)
+
+    p = kinds.add_parser(
+        "roaring", help="Roaring containers and bytes, from a count and range or a file",
+        description="Roaring bitmap size for COUNT IDs spread uniformly over a range (or dense), "
+        "or for the IDs in FILE (one per line, '-' for stdin).",
+    )  # fmt: skip
+    p.add_argument("file", nargs="?", help="file of IDs, one per line ('-' for stdin)")
+    p.add_argument("-n", "--count", type=_count("count"), help="how many IDs")
+    p.add_argument(
+        "--range",
+        type=_typed(parse_range, "range"),
+        help="LOW:HIGH the IDs fall in, half-open (default 0:2^32)",
+    )
+    p.add_argument("--dense", action="store_true", help="consecutive IDs instead of random")
+    p.add_argument("--seed", type=_count("seed", low=0), default=0, help="random seed")
+    _progress_option(p)
+    _json_option(p)
+    p.set_defaults(func=_calc_roaring)
+
+    p = kinds.add_parser(
+        "set", help="what a Redis SET costs, by member type and Redis version",
+        description="Memory of a Redis SET (Redis 7.0 exact MEMORY USAGE, 7.2 modelled) of N "
+        "members of a type, or of the IDs in FILE as written.",
+    )  # fmt: skip
+    p.add_argument("file", nargs="?", help="file of IDs, one per line ('-' for stdin)")
+    p.add_argument("-n", "--members", type=_count("members"), help="how many members")
+    p.add_argument("--type", choices=MEMBER_TYPES, default="int", help="member type (default int)")
+    p.add_argument(
+        "--length", type=_count("length"), help="bytes per member (hex: 16, uuid: 36 by default)"
+    )
+    p.add_argument(
+        "--start",
+        type=_count("start", low=0),
+        default=0,
+        help="first integer for --type int (default 0)",
+    )
+    _redis_option(p)
+    _progress_option(p)
+    _json_option(p)
+    p.set_defaults(func=_calc_set)
+
+    p = kinds.add_parser(
+        "hll", help="a HyperLogLog's memory and error for n distinct elements",
+        description="HyperLogLog (Redis 7.0): memory for N distinct elements, standard error, "
+        "and an exact SET of N integers beside it.",
+    )  # fmt: skip
+    p.add_argument(
+        "-n", "--items", dest="n", type=_count("n"), required=True, help="distinct elements"
+    )
+    _json_option(p)
+    p.set_defaults(func=_calc_hll)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from setlab.tools.calc import parse_probability
+
+    parser = _Parser(prog="setlab", description="Tools from the book 'Huge sets of IDs in Redis'.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_calc(sub)
+
+    p = sub.add_parser(
+        "advise", help="histogram a file of IDs and recommend a structure",
+        description="Seed 003's advice as a tool: read IDs (decimal, hex or UUIDs, one per "
+        "line), report range, bit width, density, duplicates and the per-chunk histogram, price "
+        "every structure for these IDs and recommend one.",
+    )  # fmt: skip
+    p.add_argument("file", help="file of IDs, one per line ('-' for stdin)")
+    p.add_argument(
+        "-p",
+        "--error",
+        type=_typed(parse_probability, "error"),
+        default=0.01,
+        help="false-positive rate for Bloom and cuckoo filters (default 1%%)",
+    )
+    p.add_argument("--deletes", action="store_true", help="you must be able to remove IDs")
+    p.add_argument(
+        "--count-only",
+        action="store_true",
+        help="you only need how many distinct IDs, not membership",
+    )
+    p.add_argument("--plot", metavar="PNG", help="save the histograms to this PNG file")
+    _redis_option(p)
+    _progress_option(p)
+    _json_option(p)
+    p.set_defaults(func=_advise)
+
+    p = sub.add_parser("backend", help="print which Redis backend connect() would use")
+    p.add_argument("--verbose", "-v", action="store_true", help="also connect and print the banner")
+    p.set_defaults(func=_backend)
+    p = sub.add_parser("doctor", help="check that this machine is ready for the book")
+    p.add_argument("--book", action="store_true", help="also execute chapter 1 (about a minute)")
+    _json_option(p)
+    p.set_defaults(func=_doctor)
+    return parser
+
+
+def _name(args: argparse.Namespace) -> str:
+    return " ".join(filter(None, ["setlab", args.command, getattr(args, "calculator", None)]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code (2 with a one-line message for bad input)."""
+    from setlab.lab.server import ServerError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError, ServerError) as err:
+        message = " ".join(str(err).split()) or type(err).__name__
+        print(f"{_name(args)}: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{_name(args)}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Units and formatting, argument validation and hashing: what every layer above needs."""

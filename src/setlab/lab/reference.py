@@ -1,0 +1,246 @@
+"""Stored measurements from a real Redis, and the one place that decides "live or reference".
+
+A reference file is a small JSON document in the package's data folder (``setlab/data/``),
+written by a script in ``scripts/`` (``make reference``): the rows of one experiment plus where
+they were measured (Redis version, allocator, modules, machine, date). It travels inside the
+wheel and is read through :mod:`importlib.resources`, so an installed setlab finds it anywhere.
+
+Chapters never choose between a live run and the stored one themselves. They call
+:func:`live_or_reference` once per measurement; it runs the experiment when the backend can
+(a real server, the capabilities it needs, the memory it may use) and otherwise returns the
+stored record, and either way it says which, with one label format:
+
+- ``this run: Redis 7.0.15 (jemalloc-5.3.0) on 127.0.0.1:50123``
+- ``reference run: Redis 7.0.15 (jemalloc-5.3.0), Intel(R) Xeon(R) Processor, 2 cores,
+  measured 2026-11-30``
+
+Stored runs are never called "this machine".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
+
+from setlab.lab.backend import Lab
+
+DATA_DIR_ENV = "SETLAB_DATA_DIR"
+
+T = TypeVar("T")
+
+Capability = Literal["real", "memory_usage", "bloom", "redisbloom"]
+
+
+def data_dir() -> Path:
+    """Where reference files are written: ``$SETLAB_DATA_DIR``, else the package's own
+    ``setlab/data`` (in an editable install, that is ``src/setlab/data`` of the checkout)."""
+    explicit = os.environ.get(DATA_DIR_ENV)
+    if explicit:
+        return Path(explicit)
+    return Path(str(resources.files("setlab") / "data"))
+
+
+def _read_text(name: str) -> str:
+    explicit = os.environ.get(DATA_DIR_ENV)
+    if explicit:
+        path = Path(explicit) / f"{name}.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"no reference data {path} ({DATA_DIR_ENV} is set)")
+        return path.read_text()
+    resource = resources.files("setlab") / "data" / f"{name}.json"
+    if not resource.is_file():
+        raise FileNotFoundError(
+            f"setlab has no reference data {name!r}; produce it on a real Redis with "
+            "`make reference` (scripts/measure_*.py)"
+        )
+    return resource.read_text()
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Where and when a stored measurement was taken: the label every chapter shows with it."""
+
+    name: str
+    measured: str  #: ISO date
+    redis_version: str
+    allocator: str
+    modules: Mapping[str, str]
+    cpu: str
+    cores: int
+
+    @property
+    def label(self) -> str:
+        """``reference run: Redis 7.0.15 (jemalloc-5.3.0), <cpu>, 2 cores, measured <date>``."""
+        return (
+            f"reference run: Redis {self.redis_version} ({self.allocator}), {self.cpu}, "
+            f"{self.cores} cores, measured {self.measured}"
+        )
+
+
+@dataclass(frozen=True)
+class Document:
+    """One reference file: its :class:`RunInfo` and its data (everything else in the file).
+
+    Experiment modules turn ``data`` into typed records (``SetbitReference.load()`` and the
+    like); chapters read those, never raw dict paths.
+    """
+
+    run: RunInfo
+    data: Mapping[str, Any]
+
+
+@cache
+def load(name: str) -> Document:
+    """Read the reference file ``name`` (e.g. ``"setbit-reference"``) from the package data."""
+    raw = json.loads(_read_text(name))
+    server, machine = raw.pop("server"), raw.pop("machine")
+    run = RunInfo(
+        name=raw.pop("name", name),
+        measured=raw.pop("measured"),
+        redis_version=server["redis_version"],
+        allocator=server["allocator"],
+        modules=dict(server.get("modules", {})),
+        cpu=machine["cpu"],
+        cores=int(machine["cores"]),
+    )
+    return Document(run, raw)
+
+
+def machine_facts() -> dict[str, Any]:
+    """CPU model, core count, memory and OS of this machine, for a measurement's label."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory = int(line.split()[1]) * 1024
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_bytes": memory,
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+    }
+
+
+def server_facts(lab: Lab) -> dict[str, Any]:
+    """Redis version, allocator and modules of the lab's server."""
+    return {
+        "redis_version": lab.version_text,
+        "allocator": lab.allocator,
+        "modules": lab.modules,
+        "backend": lab.kind,
+    }
+
+
+def save(name: str, rows: list[dict[str, Any]], lab: Lab, **extra: Any) -> Path:
+    """Write ``<data dir>/<name>.json`` with the rows and the facts that label them."""
+    if not lab.is_real:
+        raise ValueError("reference data must come from a real Redis, not the embedded fakeredis")
+    document = {
+        "name": name,
+        "measured": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
+        "server": server_facts(lab),
+        "machine": machine_facts(),
+        **extra,
+        "rows": rows,
+    }
+    path = data_dir() / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n")
+    load.cache_clear()
+    return path
+
+
+# -- live or reference, decided once ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Measurement(Generic[T]):
+    """A measurement and where it came from.
+
+    Attributes:
+        value: the experiment's result (the same type whether live or stored).
+        live: True when it was measured just now on the lab's server.
+        label: one line naming the source (see the module docstring); show it with the figure.
+        why_not_live: when ``live`` is False, the reason in a few words (for the reader).
+    """
+
+    value: T
+    live: bool
+    label: str
+    why_not_live: str = ""
+
+    @property
+    def source(self) -> str:
+        """``"this run"`` or ``"reference run"``: for titles and legends."""
+        return "this run" if self.live else "reference run"
+
+
+def live_label(lab: Lab) -> str:
+    """``this run: Redis 7.0.15 (jemalloc-5.3.0) on 127.0.0.1:50123``."""
+    return f"this run: Redis {lab.version_text} ({lab.allocator or 'allocator unknown'}) on {lab.address}"
+
+
+def _missing(lab: Lab, needs: tuple[Capability, ...]) -> str:
+    """Why the lab cannot run an experiment that needs ``needs``, or "" if it can."""
+    if not lab.is_real:
+        return "the embedded fakeredis measures nothing about Redis"
+    checks = {
+        "real": True,
+        "memory_usage": lab.has_memory_usage,
+        "bloom": lab.has_bloom,
+        "redisbloom": lab.has_redisbloom,
+    }
+    absent = [n for n in needs if not checks[n]]
+    if absent:
+        return "this server lacks " + ", ".join(a.replace("_", " ").upper() for a in absent)
+    return ""
+
+
+def live_or_reference(
+    lab: Lab,
+    experiment: Callable[[Lab], T],
+    reference: Callable[[], T],
+    *,
+    needs: tuple[Capability, ...] = ("real",),
+    allocates: int = 0,
+    run_info: RunInfo,
+) -> Measurement[T]:
+    """Run ``experiment(lab)`` when the lab can, else return ``reference()``, labelled.
+
+    Args:
+        lab: the chapter's lab.
+        experiment: measures on ``lab`` and returns a typed record.
+        reference: returns the stored record of the same type.
+        needs: capabilities the experiment needs (always a real server; "memory_usage",
+            "bloom", "redisbloom" on top).
+        allocates: bytes the experiment may allocate on the server at its peak; the lab's
+            guard decides whether that is allowed (never on someone else's server without
+            the opt-in).
+        run_info: the stored run's facts (for the reference label).
+    """
+    reason = _missing(lab, needs)
+    if not reason and allocates and not lab.may_allocate(allocates):
+        reason = f"it would allocate {allocates / 2**20:.0f} MiB, more than this server allows"
+    if reason:
+        return Measurement(reference(), False, run_info.label, reason)
+    return Measurement(experiment(lab), True, live_label(lab))

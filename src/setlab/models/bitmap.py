@@ -1,0 +1,279 @@
+"""Redis bitmaps: offsets, the bytes a SETBIT allocates, and what ``MEMORY USAGE`` reports.
+
+A Redis bitmap is a plain string. ``SETBIT key offset 1`` needs byte ``offset // 8`` to exist, so a
+first write at a large offset creates a string of ``offset // 8 + 1`` bytes and zeroes all of it:
+O(offset) work on Redis's single thread. Later writes inside the string are O(1).
+
+The memory model follows Redis 7.0 (``src/sds.c``, ``src/object.c``, ``src/bitops.c``) with jemalloc
+5.3 (Debian's ``redis-server`` 7.0.15) and is checked against the live server's ``MEMORY USAGE`` in
+``tests/test_live_bitmap.py``:
+
+* A first SETBIT creates the value with ``sdsnewlen(NULL, byte + 1)``: an exact-size sds string
+  whose header type depends on its length (1, 3, 5, 9 or 17 bytes), plus a NUL terminator.
+* A SETBIT beyond the end grows it with ``sdsMakeRoomFor`` (greedy: double below 1 MiB, else add
+  1 MiB), so a bitmap that grew step by step can hold up to twice what it uses.
+* jemalloc rounds every request up to a size class (four classes per power of two), and
+  ``MEMORY USAGE`` reports the rounded size — which is why a string of 2^29 bytes costs 640 MiB.
+* ``MEMORY USAGE`` = value allocation + the ``robj`` (16 B) + the key's sds allocation + the
+  ``dictEntry`` (24 B). It leaves out the hash-table bucket pointer and any expire entry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import statistics
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from setlab.core.validate import check_int as _check_int
+from setlab.lab import latency
+
+if TYPE_CHECKING:
+    from setlab.lab.backend import Lab
+
+#: Redis's default ``proto-max-bulk-len``: the largest string, hence bitmap, in bytes (512 MiB).
+DEFAULT_PROTO_MAX_BULK_LEN = 512 * 1024 * 1024
+#: The largest bit offset SETBIT accepts by default: 2^32 - 1.
+MAX_OFFSET = DEFAULT_PROTO_MAX_BULK_LEN * 8 - 1
+#: The error Redis replies with for an offset outside that range (or not an integer).
+OFFSET_ERROR = "bit offset is not an integer or out of range"
+
+ROBJ_BYTES = 16  # sizeof(robj) on 64-bit
+DICT_ENTRY_BYTES = 24  # sizeof(dictEntry) on 64-bit, Redis 7.0
+SDS_MAX_PREALLOC = 1024 * 1024  # sds.h: greedy growth adds at most 1 MiB
+_SDS_HEADERS = ((1 << 5, 1), (1 << 8, 3), (1 << 16, 5), (1 << 32, 9))  # (length below, header)
+_SDS_MAX_ALLOC = {3: (1 << 8) - 1, 5: (1 << 16) - 1, 9: (1 << 32) - 1}
+
+
+def max_offset(proto_max_bulk_len: int = DEFAULT_PROTO_MAX_BULK_LEN) -> int:
+    """The largest bit offset SETBIT accepts: ``8 * proto-max-bulk-len - 1``.
+
+    ``proto-max-bulk-len`` (bytes, default 512 MiB) is the config that moves the limit; Redis
+    checks ``(offset >> 3) >= proto_max_bulk_len`` in ``getBitOffsetFromArgument``.
+    """
+    limit = _check_int("proto_max_bulk_len", proto_max_bulk_len, 1)
+    return limit * 8 - 1
+
+
+def check_offset(offset: object, proto_max_bulk_len: int = DEFAULT_PROTO_MAX_BULK_LEN) -> int:
+    """``offset`` as an int if Redis would accept it, else a ``ValueError`` that says why."""
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):
+        raise ValueError(
+            f"offset must be an integer bit position, got {offset!r} ({type(offset).__name__})"
+        )
+    offset = int(offset)
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0; got {offset:,}")
+    limit = max_offset(proto_max_bulk_len)
+    if offset > limit:
+        raise ValueError(
+            f"offset {offset:,} is beyond the largest bit offset {limit:,} "
+            f"(8 × proto-max-bulk-len − 1); Redis would reply 'ERR {OFFSET_ERROR}'"
+        )
+    return offset
+
+
+def bytes_for_offset(offset: int) -> int:
+    """Bytes the string must have for bit ``offset`` to exist: ``offset // 8 + 1``."""
+    return check_offset(offset) // 8 + 1
+
+
+def jemalloc_size_class(size: int) -> int:
+    """The usable size jemalloc 5 (16-byte quantum, x86-64) returns for a request of ``size`` bytes.
+
+    Classes: 8, then multiples of 16 up to 128, then four evenly spaced classes in every
+    power-of-two interval (160, 192, 224, 256, 320, …, 1 MiB, 1.25 MiB, …, 512 MiB, 640 MiB).
+    """
+    size = _check_int("size", size, 1)
+    if size <= 8:
+        return 8
+    if size <= 128:
+        return -(-size // 16) * 16
+    spacing = 1 << ((size - 1).bit_length() - 3)
+    return -(-size // spacing) * spacing
+
+
+def sds_header_bytes(length: int, *, allow_type5: bool = True) -> int:
+    """Header size of an sds string of ``length`` bytes (``sdsReqType`` in Redis 7.0)."""
+    length = _check_int("length", length, 0)
+    for below, header in _SDS_HEADERS:
+        if length < below and (allow_type5 or header > 1):
+            return header
+    return 17
+
+
+def sds_new_alloc(length: int) -> int:
+    """Bytes jemalloc really allocates for ``sdsnewlen(init, length)``: header + data + NUL."""
+    header = sds_header_bytes(length, allow_type5=length > 0)
+    return jemalloc_size_class(header + length + 1)
+
+
+@dataclass(frozen=True)
+class SdsString:
+    """An sds string as Redis 7.0 keeps it: its length, capacity and real allocation (bytes)."""
+
+    length: int
+    capacity: int
+    allocation: int
+
+    @classmethod
+    def new(cls, length: int) -> SdsString:
+        """``sdsnewlen(NULL, length)``: exact size; a type-5 header records no spare capacity."""
+        header = sds_header_bytes(length, allow_type5=length > 0)
+        allocation = jemalloc_size_class(header + length + 1)
+        capacity = (
+            length
+            if header == 1
+            else min(allocation - header - 1, _SDS_MAX_ALLOC.get(header, 1 << 64))
+        )
+        return cls(length, capacity, allocation)
+
+    def grow_zero(self, length: int) -> SdsString:
+        """``sdsgrowzero(s, length)``: greedy ``sdsMakeRoomFor`` when the capacity is short."""
+        if length <= self.length:
+            return self
+        if length <= self.capacity:
+            return SdsString(length, self.capacity, self.allocation)
+        wanted = length * 2 if length < SDS_MAX_PREALLOC else length + SDS_MAX_PREALLOC
+        header = max(3, sds_header_bytes(wanted))
+        allocation = jemalloc_size_class(header + wanted + 1)
+        capacity = min(allocation - header - 1, _SDS_MAX_ALLOC.get(header, 1 << 64))
+        return SdsString(length, capacity, allocation)
+
+
+def key_overhead_bytes(key: str | bytes) -> int:
+    """What ``MEMORY USAGE`` adds for the key itself: its sds, the robj and the dictEntry."""
+    raw = key.encode() if isinstance(key, str) else bytes(key)
+    return sds_new_alloc(len(raw)) + ROBJ_BYTES + DICT_ENTRY_BYTES
+
+
+def bitmap_memory_usage(offsets: Iterable[int], key: str | bytes = "k") -> int:
+    """``MEMORY USAGE`` of a fresh key after ``SETBIT key o 1`` for each ``o`` in order (bytes).
+
+    Redis 7.0.15 with jemalloc 5.3; exact for non-cluster servers (cluster mode adds per-key
+    metadata). The first write allocates exactly; later writes past the end grow greedily.
+    """
+    value: SdsString | None = None
+    for offset in offsets:
+        needed = bytes_for_offset(offset)
+        value = SdsString.new(needed) if value is None else value.grow_zero(needed)
+    if value is None:
+        raise ValueError("offsets must contain at least one offset")
+    return value.allocation + key_overhead_bytes(key)
+
+
+def first_setbit_memory_usage(offset: int, key: str | bytes = "k") -> int:
+    """``MEMORY USAGE`` after one ``SETBIT`` at ``offset`` on a key that did not exist (bytes)."""
+    return bitmap_memory_usage([offset], key)
+
+
+def memory_breakdown(offset: int, key: str | bytes = "k") -> dict[str, int]:
+    """Where ``MEMORY USAGE`` of a first SETBIT at ``offset`` comes from, in bytes.
+
+    Parts: the bitmap data, the sds header and NUL terminator, jemalloc's rounding slack, and the
+    per-key overhead (robj, key string, dictEntry). They add up to
+    :func:`first_setbit_memory_usage`.
+    """
+    length = bytes_for_offset(offset)
+    header = sds_header_bytes(length)
+    allocation = SdsString.new(length).allocation
+    return {
+        "bitmap data": length,
+        "sds header + NUL": header + 1,
+        "allocator rounding": allocation - length - header - 1,
+        "key, robj, dictEntry": key_overhead_bytes(key),
+    }
+
+
+def median_by_offset(rows: Iterable[FirstWrite | dict]) -> list[dict[str, float]]:
+    """Collapse repeated measurements to one row per offset (median of every numeric field)."""
+    groups: dict[int, list[dict]] = {}
+    for row in rows:
+        record = row if isinstance(row, dict) else dataclasses.asdict(row)
+        groups.setdefault(int(record["offset"]), []).append(record)
+    summary = []
+    for offset in sorted(groups):
+        records = groups[offset]
+        merged: dict[str, float] = {"offset": offset, "runs": len(records)}
+        for field in ("strlen", "memory_usage", "model", "server_us", "client_ms"):
+            values = [r[field] for r in records if r.get(field) is not None]
+            merged[field] = statistics.median(values) if values else None
+        merged["second_client_ms"] = statistics.median(r["second_client_ms"] for r in records)
+        merged["server_us_min"] = min((r["server_us"] or 0) for r in records)
+        merged["server_us_max"] = max((r["server_us"] or 0) for r in records)
+        summary.append(merged)
+    return summary
+
+
+def log_spaced_offsets(low: int = 1_000, high: int = MAX_OFFSET, count: int = 12) -> list[int]:
+    """``count`` distinct offsets from ``low`` to ``high``, evenly spaced on a log scale."""
+    low = check_offset(low)
+    high = check_offset(high)
+    count = _check_int("count", count, 2)
+    if not 0 < low < high:
+        raise ValueError(f"need 0 < low < high; got low={low:,}, high={high:,}")
+    ratio = (high / low) ** (1 / (count - 1))
+    values = sorted({min(high, round(low * ratio**i)) for i in range(count)} | {high})
+    return values
+
+
+# -- experiments on a live server (through a Lab) ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FirstWrite:
+    """One measured first SETBIT on a fresh key."""
+
+    offset: int
+    strlen: int  #: bytes of the string Redis created
+    memory_usage: int | None  #: MEMORY USAGE in bytes (None where the server has no MEMORY)
+    model: int  #: what :func:`first_setbit_memory_usage` predicts, bytes
+    server_us: float | None  #: time inside Redis (INFO commandstats delta), microseconds
+    client_ms: float  #: round trip seen by the client, milliseconds
+    second_client_ms: float  #: a second SETBIT at a smaller offset on the same key, milliseconds
+
+
+def first_write(lab: Lab, offset: int, key: str | None = None) -> FirstWrite:
+    """Time one first ``SETBIT key offset 1`` and read back what it allocated, then delete it.
+
+    Refuses (``BigAllocationRefused``) when the allocation is too big for this server.
+    """
+    offset = check_offset(offset)
+    lab.check_allocation(bytes_for_offset(offset), f"SETBIT at offset {offset:,}")
+    key = key or lab.key("first-write", offset)
+    r = lab.r
+    r.unlink(key)
+    before = latency.server_usec(lab, "setbit") if lab.is_real else None
+    start = time.perf_counter()
+    r.setbit(key, offset, 1)
+    client_ms = (time.perf_counter() - start) * 1e3
+    after = latency.server_usec(lab, "setbit") if lab.is_real else None
+    start = time.perf_counter()
+    r.setbit(key, offset // 2, 1)
+    second_ms = (time.perf_counter() - start) * 1e3
+    usage = r.memory_usage(key) if lab.has_memory_usage else None
+    strlen = r.strlen(key)
+    r.unlink(key)
+    server_us = None if before is None or after is None else after - before
+    model = first_setbit_memory_usage(offset, key)
+    return FirstWrite(offset, strlen, usage, model, server_us, client_ms, second_ms)
+
+
+def sweep_first_writes(
+    lab: Lab, offsets: Iterable[int], progress: bool = False
+) -> list[FirstWrite]:
+    """:func:`first_write` for each offset, skipping those the lab may not allocate."""
+    rows = []
+    offsets = list(offsets)
+    for i, offset in enumerate(offsets, 1):
+        if not lab.may_allocate(bytes_for_offset(offset)):
+            continue
+        rows.append(first_write(lab, offset))
+        if progress:
+            print(f"\r{i}/{len(offsets)} offsets", end="", flush=True)
+    if progress:
+        print()
+    return rows

@@ -1,0 +1,919 @@
+"""Cuckoo filters: a partial-key cuckoo filter simulator that records every kick chain, and a
+bit-for-bit model of RedisBloom 2.8's ``CF.*``.
+
+A cuckoo filter (Fan, Andersen, Kaminsky & Mitzenmacher, "Cuckoo Filter: Practically Better Than
+Bloom", CoNEXT 2014) keeps a short *fingerprint* of each item in a table of ``num_buckets``
+buckets of ``b`` slots. An item may live in two buckets: ``i1 = hash mod num_buckets`` and
+``i2 = i1 xor H(fp)`` ("partial-key cuckoo hashing": the second bucket is computed from the first
+and the fingerprint alone, so a fingerprint can be moved without the item). When both buckets are
+full, insertion evicts ("kicks") a fingerprint to its other bucket, which may evict another, and
+so on: a *kick chain*. A chain longer than ``max_kicks`` ends the attempt.
+
+The knobs (:class:`CuckooFilter`):
+
+* ``bucket_size`` b and ``fingerprint_bits`` f: a stranger matches one occupied slot with
+  probability ``1/(2^f - 1)`` and meets ``2·b·α`` occupied slots at load α, so the false-positive
+  rate is about ``1 - (1 - 1/(2^f - 1))^(2bα) ≤ 2b/2^f`` (paper §4, eq. 5 ff.);
+* ``max_kicks`` (paper and reference implementation: 500; RedisBloom's ``MAXITERATIONS``
+  default: 20);
+* ``victim``: which slot a kick evicts: ``"random"`` (the paper's Algorithm 1, the reference
+  implementation) or ``"round-robin"`` (RedisBloom: slot 0, 1, 2, … of successive buckets);
+* ``on_failure``, what happens when kicks run out: ``"rollback"`` (RedisBloom undoes every swap:
+  the filter is unchanged and the new item is refused), ``"victim-slot"`` (the reference
+  implementation keeps the last evicted fingerprint in a one-entry stash, reports success, and
+  refuses every later insert until a delete frees room), or ``"drop"`` (a naive implementation
+  that reports failure and silently loses the evicted fingerprint: an earlier item becomes a
+  false negative).
+
+Hashing is RedisBloom's, so the simulator and the module agree exactly: each item is sent as 8
+little-endian bytes, ``h = MurmurHash64A(item, 0)``; ``fp = 1 + h mod (2^f - 1)`` (for f = 8 this
+is RedisBloom's ``h % 255 + 1``); ``i1 = h mod num_buckets``; ``i2 = i1 xor (fp · 0x5bd1e995)``
+mod ``num_buckets`` (the multiplier both RedisBloom and the reference implementation use).
+``num_buckets`` is a power of two, which makes ``i1 = i2 xor H(fp)`` hold both ways.
+
+:class:`RedisBloomCuckoo` adds what ``CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m]
+[EXPANSION e]`` does on top (``src/cuckoo.c``, ``src/rebloom.c``): ``num_buckets =
+next_pow2(capacity // b)``; when an insert fails after its rollback, a new sub-filter with
+``expansion^i`` times as many buckets is added (``EXPANSION 0``: the add reports "Filter is full"
+instead); new items go to the first free slot of any sub-filter, newest first; kicks happen only in
+the newest; ``CF.INFO`` "Size" is ``40 + 16 · filters + slots`` bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from setlab.core.hashing import murmur64a_u64
+from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_probability as _probability
+from setlab.models.redisbloom import encode, mexists, reply_dict
+
+if TYPE_CHECKING:
+    from setlab.lab.backend import Lab
+
+#: Multiplier of the alternate-bucket hash, ``i xor (fp · 0x5bd1e995)`` (MurmurHash2's constant).
+ALT_MULTIPLIER = 0x5BD1E995
+VICTIMS = ("random", "round-robin")
+ON_FAILURE = ("rollback", "victim-slot", "drop")
+#: Load factor reached before the first failure, by bucket size, with 2 hashes and up to 500
+#: kicks (Fan et al. 2014, §2: "50% when b = 1 … 84%, 95% or 98% using b = 2, 4 or 8").
+PAPER_LOAD_FACTORS = {1: 0.50, 2: 0.84, 4: 0.95, 8: 0.98}
+#: RedisBloom's defaults (``src/rebloom.c``) and limits (argument checks of 2.8).
+RB_BUCKET_SIZE, RB_MAX_ITERATIONS, RB_EXPANSION = 2, 20, 1
+RB_MAX_BUCKET_SIZE, RB_MAX_ITERATIONS_LIMIT, RB_MAX_EXPANSION = 255, 65535, 32768
+#: ``CFMaxExpansions``: an add to a filter with this many sub-filters is refused.
+RB_MAX_FILTERS = 32
+#: ``sizeof(CuckooFilter)`` and ``sizeof(SubCF)`` on 64-bit (bytes), as ``CF.INFO`` counts them.
+RB_FILTER_BYTES, RB_SUBFILTER_BYTES = 40, 16
+
+
+# -- hashing and theory ---------------------------------------------------------------------------
+
+
+def item_hashes(values: object) -> np.ndarray:
+    """``MurmurHash64A`` (seed 0) of each value's 8 little-endian bytes: RedisBloom's
+    ``CUCKOO_GEN_HASH`` for the bytes the book sends (uint64 array)."""
+    return murmur64a_u64(values, 0)
+
+
+def fingerprints(hashes: np.ndarray, fingerprint_bits: int) -> np.ndarray:
+    """``1 + hash mod (2^f - 1)``: fingerprints in ``1 … 2^f - 1`` (0 marks an empty slot)."""
+    f = _int("fingerprint_bits", fingerprint_bits, 2, 32)
+    return np.uint64(1) + hashes % np.uint64(2**f - 1)
+
+
+def next_pow2(n: int) -> int:
+    """``getNextN2`` of ``src/cuckoo.c``: the smallest power of two >= ``n`` (0 stays 0)."""
+    n = _int("n", n, 0, 2**63)
+    return 0 if n == 0 else 1 << (n - 1).bit_length()
+
+
+def expected_fpr(bucket_size: int, fingerprint_bits: int, load: float = 1.0) -> float:
+    """False-positive rate of a stranger at load ``load``: ``1 - (1 - 1/(2^f-1))^(2·b·load)``.
+
+    The stranger's two buckets hold ``2·b·load`` fingerprints on average, each equal to its
+    fingerprint with probability ``1/(2^f - 1)``. At full load this is just below the paper's
+    bound ``2b/2^f``. A fraction.
+    """
+    b = _int("bucket_size", bucket_size, 1)
+    f = _int("fingerprint_bits", fingerprint_bits, 2, 32)
+    if not 0.0 <= load <= 1.0:
+        raise ValueError(f"load must be in [0, 1], got {load!r}")
+    return -math.expm1(2 * b * load * math.log1p(-1.0 / (2**f - 1)))
+
+
+def fingerprint_bits_for(error: float, bucket_size: int) -> int:
+    """Smallest fingerprint for rate ``error``: ``ceil(log2(2b / error))`` bits (paper eq. 6)."""
+    error = _probability("error", error)
+    return math.ceil(math.log2(2 * _int("bucket_size", bucket_size, 1) / error))
+
+
+def bits_per_item(error: float, bucket_size: int, load: float) -> float:
+    """Bits a cuckoo filter spends per item at ``load``: ``ceil(log2(2b/ε)) / load``."""
+    if not 0.0 < load <= 1.0:
+        raise ValueError(f"load must be in (0, 1], got {load!r}")
+    return fingerprint_bits_for(error, bucket_size) / load
+
+
+def error_for_bits(bits: float, bucket_size: int, load: float) -> float:
+    """The rate a cuckoo filter reaches with ``bits`` bits per item at ``load``: fingerprints of
+    ``bits · load`` bits, rate ``2b / 2^(bits·load)`` (the paper's bound; a fraction)."""
+    if not bits > 0 or not 0.0 < load <= 1.0:
+        raise ValueError(f"bits must be > 0 and load in (0, 1]; got {bits!r}, {load!r}")
+    return min(1.0, 2 * _int("bucket_size", bucket_size, 1) / 2 ** (bits * load))
+
+
+def break_even_error(bucket_size: int, load: float) -> float:
+    """The rate below which a cuckoo filter is smaller than a Bloom filter (a fraction).
+
+    Solves ``(log2(1/ε) + log2(2b)) / load = log2(1/ε) / ln 2`` (fingerprints of real-valued
+    length against the Bloom filter's ``1.44 log2(1/ε)``); needs ``load > ln 2``.
+    """
+    b = _int("bucket_size", bucket_size, 1)
+    if not math.log(2) < load <= 1.0:
+        raise ValueError(f"load must be in (ln 2, 1] for a break-even point, got {load!r}")
+    bits = math.log2(2 * b) / load / (1 / math.log(2) - 1 / load)
+    return 2.0**-bits
+
+
+# -- one table ------------------------------------------------------------------------------------
+
+
+class _Table:
+    """``num_buckets × b`` fingerprint slots in a flat list (0 = empty)."""
+
+    __slots__ = ("b", "mask", "num_buckets", "slots")
+
+    def __init__(self, num_buckets: int, b: int) -> None:
+        self.num_buckets, self.b, self.mask = num_buckets, b, num_buckets - 1
+        self.slots = [0] * (num_buckets * b)
+
+    def alt(self, i: int, fp: int) -> int:
+        return (i ^ (fp * ALT_MULTIPLIER)) & self.mask
+
+    def place(self, i: int, fp: int) -> bool:
+        """Put ``fp`` in the first empty slot of bucket ``i``; False if there is none."""
+        s, base = self.slots, i * self.b
+        for j in range(base, base + self.b):
+            if s[j] == 0:
+                s[j] = fp
+                return True
+        return False
+
+    def has(self, i: int, fp: int) -> bool:
+        base = i * self.b
+        return fp in self.slots[base : base + self.b]
+
+    def copies(self, i: int, fp: int) -> int:
+        base = i * self.b
+        return self.slots[base : base + self.b].count(fp)
+
+    def remove(self, i: int, fp: int) -> bool:
+        s, base = self.slots, i * self.b
+        for j in range(base, base + self.b):
+            if s[j] == fp:
+                s[j] = 0
+                return True
+        return False
+
+    def kick(
+        self, i: int, fp: int, max_kicks: int, victim: str, rng: random.Random | None = None
+    ) -> tuple[int, int, list[int]]:
+        """Evict along a chain starting at bucket ``i`` until a slot is free.
+
+        Returns ``(kicks, homeless, path)``: evictions made, the fingerprint left without a slot
+        (0 when the chain ended in a free slot) and the slots swapped, in order.
+        """
+        b, s = self.b, self.slots
+        path: list[int] = []
+        v = 0
+        for kick in range(1, max_kicks + 1):
+            if victim == "random":
+                v = rng.randrange(b)  # type: ignore[union-attr]
+            pos = i * b + v
+            fp, s[pos] = s[pos], fp
+            path.append(pos)
+            i = (i ^ (fp * ALT_MULTIPLIER)) & self.mask
+            if self.place(i, fp):
+                return kick, 0, path
+            v = (v + 1) % b
+        return max_kicks, fp, path
+
+    def undo(self, path: list[int], fp: int) -> int:
+        """Swap back along ``path`` (last swap first); returns the fingerprint that started it."""
+        s = self.slots
+        for pos in reversed(path):
+            fp, s[pos] = s[pos], fp
+        return fp
+
+    def array(self) -> np.ndarray:
+        return np.array(self.slots, dtype=np.uint64).reshape(self.num_buckets, self.b)
+
+    def occupied(self) -> int:
+        return len(self.slots) - self.slots.count(0)
+
+
+def _matches(array: np.ndarray, index: np.ndarray, fp: np.ndarray) -> np.ndarray:
+    return (array[index.astype(np.int64)] == fp[:, None]).any(axis=1)
+
+
+# -- the simulator --------------------------------------------------------------------------------
+
+
+class CuckooFilter:
+    """A partial-key cuckoo filter in process memory, recording every kick chain.
+
+    ``num_buckets`` (a power of two) × ``bucket_size`` slots of ``fingerprint_bits``-bit
+    fingerprints. Insertion tries bucket ``i1`` then ``i2`` for a free slot, then kicks starting
+    at ``i1`` (as RedisBloom and the reference implementation do) for up to ``max_kicks``
+    evictions. :attr:`kicks` and :attr:`failed` hold one entry per insert attempt; :attr:`loads`
+    the load factor just before it.
+    """
+
+    def __init__(
+        self,
+        num_buckets: int,
+        bucket_size: int = 4,
+        fingerprint_bits: int = 8,
+        max_kicks: int = 500,
+        victim: str = "random",
+        on_failure: str = "rollback",
+        seed: int = 0,
+    ) -> None:
+        num_buckets = _int("num_buckets", num_buckets, 1, 2**26)
+        if num_buckets & (num_buckets - 1):
+            raise ValueError(
+                f"num_buckets must be a power of two (i2 = i1 xor H(fp) needs it); got "
+                f"{num_buckets:,}"
+            )
+        self.bucket_size = _int("bucket_size", bucket_size, 1, 64)
+        self.fingerprint_bits = _int("fingerprint_bits", fingerprint_bits, 2, 32)
+        self.max_kicks = _int("max_kicks", max_kicks, 0, 100_000)
+        if victim not in VICTIMS:
+            raise ValueError(f"victim must be one of {VICTIMS}, got {victim!r}")
+        if on_failure not in ON_FAILURE:
+            raise ValueError(f"on_failure must be one of {ON_FAILURE}, got {on_failure!r}")
+        self.victim, self.on_failure = victim, on_failure
+        self.table = _Table(num_buckets, self.bucket_size)
+        self._slots = num_buckets * self.bucket_size
+        self.rng = random.Random(_int("seed", seed, 0))
+        self.stash: tuple[int, int] | None = None  # (bucket, fp) in "victim-slot" mode
+        self.count = 0  #: fingerprints held (table + stash)
+        self.lost = 0  #: fingerprints dropped by "drop" failures (false negatives created)
+        self.kicks: list[int] = []
+        self.spread: list[int] = []  #: distinct slots each chain evicted from
+        self.last_path: list[int] = []  #: slots the last insert's chain swapped, in order
+        self.failed: list[bool] = []
+        self.loads: list[float] = []
+
+    @property
+    def num_buckets(self) -> int:
+        return self.table.num_buckets
+
+    @property
+    def capacity(self) -> int:
+        """Slots: ``num_buckets × bucket_size``."""
+        return self.table.num_buckets * self.bucket_size
+
+    @property
+    def load_factor(self) -> float:
+        """Fingerprints held / slots."""
+        return self.count / self.capacity
+
+    def locate(self, values: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(fp, i1, i2)`` of each value (uint64 arrays)."""
+        h = item_hashes(values)
+        fp = fingerprints(h, self.fingerprint_bits)
+        mask = np.uint64(self.num_buckets - 1)
+        i1 = h & mask
+        return fp, i1, (i1 ^ (fp * np.uint64(ALT_MULTIPLIER))) & mask
+
+    def insert(self, values: object, stop_at_failure: bool = False) -> np.ndarray:
+        """Insert values in order; True where the filter reports success (bool array).
+
+        A failure leaves the table as ``on_failure`` says. Duplicates are inserted again (a
+        cuckoo filter cannot tell a duplicate from a fingerprint collision). With
+        ``stop_at_failure`` the values after the first failure are not tried, and the array ends
+        with that failure.
+        """
+        fps, i1s, _ = self.locate(values)
+        ok = np.zeros(fps.size, dtype=bool)
+        for j, (fp, i1) in enumerate(zip(fps.tolist(), i1s.tolist(), strict=True)):
+            ok[j] = self._insert(i1, fp)
+            if stop_at_failure and not ok[j]:
+                return ok[: j + 1]
+        return ok
+
+    def _insert(self, i1: int, fp: int) -> bool:
+        self.loads.append(self.count / self._slots)
+        t = self.table
+        if self.stash is not None:  # the reference implementation refuses while stashing
+            self._record(0, 0, stored=False, ok=False)
+            return False
+        self.last_path = []
+        if t.place(i1, fp) or t.place(t.alt(i1, fp), fp):
+            self._record(0, 0, stored=True, ok=True)
+            return True
+        kicks, homeless, path = t.kick(i1, fp, self.max_kicks, self.victim, self.rng)
+        self.last_path = path
+        spread = len(set(path))
+        if not homeless:
+            self._record(kicks, spread, stored=True, ok=True)
+        elif self.on_failure == "rollback":
+            t.undo(path, homeless)
+            self._record(kicks, spread, stored=False, ok=False)
+        elif self.on_failure == "victim-slot":
+            last_bucket = path[-1] // self.bucket_size if path else i1
+            self.stash = (t.alt(last_bucket, homeless), homeless)
+            self._record(kicks, spread, stored=True, ok=True)
+        else:  # "drop": the new item is in, an earlier one is gone
+            self.lost += 1
+            self._record(kicks, spread, stored=False, ok=False)
+        return not self.failed[-1]
+
+    def _record(self, kicks: int, spread: int, *, stored: bool, ok: bool) -> None:
+        self.count += stored
+        self.kicks.append(kicks)
+        self.spread.append(spread)
+        self.failed.append(not ok)
+
+    def contains(self, values: object) -> np.ndarray:
+        """True where either bucket (or the stash) holds the value's fingerprint (bool array)."""
+        fp, i1, i2 = self.locate(values)
+        array = self.table.array()
+        found = _matches(array, i1, fp) | _matches(array, i2, fp)
+        if self.stash is not None:
+            bucket, sfp = self.stash
+            found |= (fp == np.uint64(sfp)) & (
+                (i1 == np.uint64(bucket)) | (i2 == np.uint64(bucket))
+            )
+        return found
+
+    def copies(self, values: object) -> np.ndarray:
+        """How many copies of each value's fingerprint its two buckets hold (int array)."""
+        fp, i1, i2 = self.locate(values)
+        t = self.table
+        return np.array(
+            [
+                t.copies(a, f) + (t.copies(b, f) if b != a else 0)
+                for f, a, b in zip(fp.tolist(), i1.tolist(), i2.tolist(), strict=True)
+            ]
+        )
+
+    def delete(self, values: object) -> np.ndarray:
+        """Remove one copy of each value's fingerprint from bucket i1, else i2, else the stash.
+
+        True where something was removed. Deleting a value never inserted removes whatever
+        item shares its fingerprint and a bucket, if any: that item becomes a false negative.
+        """
+        fps, i1s, i2s = self.locate(values)
+        done = np.zeros(fps.size, dtype=bool)
+        t = self.table
+        for j, (fp, i1, i2) in enumerate(
+            zip(fps.tolist(), i1s.tolist(), i2s.tolist(), strict=True)
+        ):
+            if t.remove(i1, fp) or t.remove(i2, fp):
+                done[j] = True
+                self.count -= 1
+                self._retry_stash()
+            elif self.stash is not None and self.stash[1] == fp and self.stash[0] in (i1, i2):
+                self.stash, done[j] = None, True
+                self.count -= 1
+        return done
+
+    def _retry_stash(self) -> None:
+        """After a delete, put the stashed fingerprint back in the table (reference impl.)."""
+        if self.stash is None:
+            return
+        bucket, fp = self.stash
+        self.stash = None
+        t = self.table
+        if t.place(bucket, fp) or t.place(t.alt(bucket, fp), fp):
+            return
+        _, homeless, path = t.kick(bucket, fp, self.max_kicks, self.victim, self.rng)
+        if homeless:
+            last_bucket = path[-1] // self.bucket_size
+            self.stash = (t.alt(last_bucket, homeless), homeless)
+
+    def fill_until_failure(self, values: object) -> int:
+        """Insert values until the first failure; returns how many were inserted before it
+        (all of them if none failed)."""
+        ok = self.insert(values, stop_at_failure=True)
+        return int(ok.size - (0 if ok.all() else 1))
+
+    def measured_fpr(self, strangers: object) -> float:
+        """Fraction of ``strangers`` (values never inserted) reported present."""
+        return float(np.mean(self.contains(strangers)))
+
+    def record(self) -> FillRecord:
+        """The kick chains so far, as arrays."""
+        return FillRecord(
+            np.array(self.loads),
+            np.array(self.kicks, dtype=np.int64),
+            np.array(self.spread, dtype=np.int64),
+            np.array(self.failed, dtype=bool),
+        )
+
+
+@dataclass(frozen=True)
+class FillRecord:
+    """One entry per insert attempt: load factor just before it, evictions made, distinct slots
+    the chain evicted from (a chain caught in a loop evicts the same few again and again), and
+    whether it failed."""
+
+    loads: np.ndarray
+    kicks: np.ndarray
+    spread: np.ndarray
+    failed: np.ndarray
+
+    def by_load(self, edges: Sequence[float]) -> list[dict[str, float]]:
+        """Per load bin ``[edges[i], edges[i+1])``: attempts, failure rate, mean kicks, 99th
+        percentile and maximum of the kicks of successful inserts."""
+        rows = []
+        for low, high in itertools.pairwise(edges):
+            mask = (self.loads >= low) & (self.loads < high)
+            if not mask.any():
+                continue
+            ok = mask & ~self.failed
+            kicks = self.kicks[ok] if ok.any() else np.zeros(1)
+            rows.append(
+                {
+                    "load_low": low,
+                    "load_high": high,
+                    "attempts": int(mask.sum()),
+                    "failure_rate": float(self.failed[mask].mean()),
+                    "mean_kicks": float(kicks.mean()),
+                    "p99_kicks": float(np.percentile(kicks, 99)),
+                    "max_kicks": int(kicks.max()),
+                }
+            )
+        return rows
+
+    def load_at_failure_share(self, share: float) -> float:
+        """Load factor at which the failed attempts, counted from the first insert, first make up
+        ``share`` of all attempts so far (NaN if they never do)."""
+        share = _probability("share", share)
+        running = np.cumsum(self.failed) / np.arange(1, self.failed.size + 1)
+        where = np.flatnonzero(running >= share)
+        return float(self.loads[where[0]]) if where.size else math.nan
+
+    def first_failure_load(self) -> float:
+        """Load factor at the first failed insert (NaN if none failed)."""
+        where = np.flatnonzero(self.failed)
+        return float(self.loads[where[0]]) if where.size else math.nan
+
+
+def fill(
+    num_buckets: int,
+    bucket_size: int,
+    attempts: int,
+    *,
+    fingerprint_bits: int = 16,
+    max_kicks: int = 500,
+    victim: str = "random",
+    seed: int = 0,
+) -> CuckooFilter:
+    """A rollback filter after ``attempts`` inserts of fresh random values (its record has one
+    entry per attempt)."""
+    attempts = _int("attempts", attempts, 0)
+    cf = CuckooFilter(num_buckets, bucket_size, fingerprint_bits, max_kicks, victim, seed=seed)
+    values = np.random.default_rng(seed).integers(0, 2**63, size=attempts, dtype=np.uint64)
+    cf.insert(values)
+    return cf
+
+
+def first_failure_load(
+    num_buckets: int,
+    bucket_size: int,
+    *,
+    fingerprint_bits: int = 16,
+    max_kicks: int = 500,
+    victim: str = "random",
+    seed: int = 0,
+) -> float:
+    """Load factor reached when the first insert fails (fresh random values)."""
+    cf = CuckooFilter(num_buckets, bucket_size, fingerprint_bits, max_kicks, victim, seed=seed)
+    values = np.random.default_rng(seed).integers(0, 2**63, size=cf.capacity + 1, dtype=np.uint64)
+    return cf.fill_until_failure(values) / cf.capacity
+
+
+def false_delete_losses(
+    num_buckets: int,
+    bucket_size: int,
+    fingerprint_bits: int,
+    load: float,
+    deletes: int,
+    seed: int = 0,
+) -> tuple[int, int]:
+    """Fill a filter to ``load`` with random members, then delete ``deletes`` values that were
+    never added (a delete handler that trusts its input). Returns ``(members, members no longer
+    found)``: every delete that hits a false positive removes a real member's fingerprint."""
+    if not 0.0 < load <= 1.0:
+        raise ValueError(f"load must be in (0, 1], got {load!r}")
+    cf = CuckooFilter(num_buckets, bucket_size, fingerprint_bits, seed=seed)
+    rng = np.random.default_rng(seed)
+    members = rng.integers(0, 2**62, size=int(cf.capacity * load), dtype=np.uint64)
+    members = members[cf.insert(members)]
+    strangers = rng.integers(2**62, 2**63, size=_int("deletes", deletes, 0), dtype=np.uint64)
+    cf.delete(strangers)
+    return int(members.size), int((~cf.contains(members)).sum())
+
+
+# -- a picture of one kick chain -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KickDemo:
+    """One insert that needed a kick chain, with the table before and after it."""
+
+    num_buckets: int
+    bucket_size: int
+    before: list[int]  #: slots before the insert (0 = empty)
+    after: list[int]  #: slots after it
+    fp: int  #: the new item's fingerprint
+    i1: int
+    i2: int
+    path: list[int]  #: slots swapped, in order (the new item went into path[0])
+    final: int  #: the empty slot the last evicted fingerprint landed in
+
+
+def kick_chain_demo(
+    num_buckets: int = 8, bucket_size: int = 2, kicks: int = 2, seed: int = 0
+) -> KickDemo:
+    """Fill a tiny filter (8-bit fingerprints, random victims) with random values until an
+    insert succeeds after exactly ``kicks`` evictions of distinct slots; return that insert."""
+    cf = CuckooFilter(num_buckets, bucket_size, 8, max_kicks=50, seed=seed)
+    kicks = _int("kicks", kicks, 1, 50)
+    rng = np.random.default_rng(seed)
+    for value in rng.integers(0, 2**62, size=50 * cf.capacity, dtype=np.uint64):
+        one = np.array([value], dtype=np.uint64)
+        before = list(cf.table.slots)
+        fp, i1, i2 = (int(a[0]) for a in cf.locate(one))
+        chain = cf.last_path if cf.insert(one)[0] else []
+        if len(chain) == kicks and len(set(chain)) == kicks and i1 != i2:
+            after = cf.table.slots
+            final = next(
+                j for j, (x, y) in enumerate(zip(before, after, strict=True)) if not x and y
+            )
+            return KickDemo(num_buckets, bucket_size, before, list(after), fp, i1, i2,
+                            list(chain), final)  # fmt: skip
+        if cf.count >= cf.capacity - 1:
+            cf = CuckooFilter(num_buckets, bucket_size, 8, max_kicks=50, seed=seed)
+    raise ValueError(f"no insert needed exactly {kicks} kicks; try another seed")
+
+
+def draw_kick_chain(ax: Any, demo: KickDemo) -> Any:
+    """Draw the table before ``demo``'s insert: one row per bucket, one cell per slot, the new
+    item's two buckets outlined, and an arrow for every move of the chain. Returns ``ax``."""
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    b = demo.bucket_size
+    cell = {}
+    for bucket in range(demo.num_buckets):
+        y = demo.num_buckets - 1 - bucket
+        ax.text(-0.3, y + 0.5, f"bucket {bucket}", ha="right", va="center", fontsize=8)
+        for slot in range(b):
+            pos = bucket * b + slot
+            fp = demo.before[pos]
+            moved = pos in demo.path or pos == demo.final
+            ax.add_patch(Rectangle((slot, y), 1, 1, edgecolor="black", linewidth=0.8,
+                                   facecolor="#fde7c4" if moved else "white"))  # fmt: skip
+            ax.text(slot + 0.5, y + 0.5, str(fp) if fp else "·", ha="center", va="center",
+                    fontsize=9)  # fmt: skip
+            cell[pos] = (slot + 0.5, y + 0.5)
+    for bucket, label in ((demo.i1, "i1"), (demo.i2, "i2 = i1 xor H(fp)")):
+        y = demo.num_buckets - 1 - bucket
+        ax.add_patch(Rectangle((0, y), b, 1, fill=False, edgecolor="#0072B2", linewidth=2.2))
+        ax.text(b + 0.15, y + 0.5, label, va="center", fontsize=8, color="#0072B2")
+    start = (-2.6, demo.num_buckets + 0.4)
+    ax.text(*start, f"new item, fp = {demo.fp}", fontsize=9, color="#D55E00", va="bottom")
+    stops = [*demo.path, demo.final]
+    movers = [demo.fp] + [demo.before[pos] for pos in demo.path]
+    origin = (start[0] + 1.0, start[1])
+    for n, (pos, fp) in enumerate(zip(stops, movers, strict=True)):
+        target = cell[pos]
+        colour = "#D55E00" if n == 0 else "#555555"
+        ax.add_patch(FancyArrowPatch(origin, target, arrowstyle="-|>", mutation_scale=12,
+                                     color=colour, linewidth=1.4, connectionstyle="arc3,rad=0.35",
+                                     shrinkA=6, shrinkB=8))  # fmt: skip
+        bucket = pos // b
+        what = f"evicts {demo.before[pos]}" if n < len(demo.path) else "a free slot"
+        step = f"{n + 1}. {fp} → bucket {bucket}, {what}"
+        ax.text(b + 2.6, demo.num_buckets - 0.6 - 0.7 * n, step, fontsize=8, color=colour)
+        origin = target
+    x, y = cell[demo.final]
+    ax.add_patch(
+        Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="#009E73", linewidth=2.2)
+    )
+    ax.set_xlim(-3, b + 8.5)
+    ax.set_ylim(-0.3, demo.num_buckets + 1.2)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    return ax
+
+
+# -- RedisBloom's CF, bit for bit ------------------------------------------------------------------
+
+
+class RedisBloomCuckoo:
+    """``CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]``, in process.
+
+    Follows ``src/cuckoo.c`` of RedisBloom 2.8: 8-bit fingerprints ``h % 255 + 1``, round-robin
+    victims starting at slot 0 of bucket ``h1``, rollback after ``max_iterations`` kicks, then a new
+    sub-filter (``expansion^i`` × the buckets) unless ``expansion`` is 0. Its :meth:`info` equals
+    ``CF.INFO`` and its :meth:`dump` ``CF.SCANDUMP``'s data after the same adds.
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        bucket_size: int = RB_BUCKET_SIZE,
+        max_iterations: int = RB_MAX_ITERATIONS,
+        expansion: int = RB_EXPANSION,
+    ) -> None:
+        self.bucket_size = _int("bucket_size", bucket_size, 1, RB_MAX_BUCKET_SIZE)
+        self.capacity = _int("capacity", capacity, 2 * self.bucket_size, 2**40)
+        self.max_iterations = _int("max_iterations", max_iterations, 1, RB_MAX_ITERATIONS_LIMIT)
+        self.expansion = next_pow2(_int("expansion", expansion, 0, RB_MAX_EXPANSION))
+        self.num_buckets = max(1, next_pow2(self.capacity // self.bucket_size))
+        self.tables = [_Table(self.num_buckets, self.bucket_size)]
+        self.num_items = 0
+        self.num_deletes = 0
+        self.kicks: list[int] = []
+
+    def reserve_args(self) -> list[object]:
+        """Arguments after the key of the ``CF.RESERVE`` that creates this filter."""
+        return [
+            self.capacity,
+            "BUCKETSIZE", self.bucket_size,
+            "MAXITERATIONS", self.max_iterations,
+            "EXPANSION", self.expansion,
+        ]  # fmt: skip
+
+    def _grow(self) -> None:
+        buckets = self.num_buckets * self.expansion ** len(self.tables)
+        self.tables.append(_Table(buckets, self.bucket_size))
+
+    @staticmethod
+    def _params(values: object) -> tuple[list[int], list[int]]:
+        h = item_hashes(values)
+        return h.tolist(), (np.uint64(1) + h % np.uint64(255)).tolist()
+
+    def _find_free(self, h1: int, fp: int) -> bool:
+        for t in reversed(self.tables):
+            i1 = h1 & t.mask
+            if t.place(i1, fp) or t.place(t.alt(i1, fp), fp):
+                return True
+        return False
+
+    def _insert(self, h1: int, fp: int) -> int:
+        while True:
+            if self._find_free(h1, fp):
+                self.num_items += 1
+                self.kicks.append(0)
+                return 1
+            t = self.tables[-1]
+            kicks, homeless, path = t.kick(h1 & t.mask, fp, self.max_iterations, "round-robin")
+            self.kicks.append(kicks)
+            if not homeless:
+                self.num_items += 1
+                return 1
+            t.undo(path, homeless)
+            if self.expansion == 0:
+                return -1
+            self._grow()
+
+    def add(self, values: object, nx: bool = False) -> np.ndarray:
+        """``CF.INSERT`` (``CF.INSERTNX`` with ``nx``) one item at a time: 1 added, 0 already
+        present (nx only), -1 full (``EXPANSION 0``), -2 refused because the filter already has
+        32 sub-filters ("Maximum expansions reached"). int8 array."""
+        h1s, fps = self._params(values)
+        out = np.zeros(len(h1s), dtype=np.int8)
+        for j, (h1, fp) in enumerate(zip(h1s, fps, strict=True)):
+            if len(self.tables) >= RB_MAX_FILTERS:
+                out[j] = -2
+            elif nx and self._check(h1, fp):
+                out[j] = 0
+            else:
+                out[j] = self._insert(h1, fp)
+        return out
+
+    def _check(self, h1: int, fp: int) -> bool:
+        for t in self.tables:
+            i1 = h1 & t.mask
+            if t.has(i1, fp) or t.has(t.alt(i1, fp), fp):
+                return True
+        return False
+
+    def exists(self, values: object) -> np.ndarray:
+        """``CF.EXISTS`` for each value (bool array)."""
+        h = item_hashes(values)
+        fp = np.uint64(1) + h % np.uint64(255)
+        found = np.zeros(h.size, dtype=bool)
+        for t in self.tables:
+            mask = np.uint64(t.mask)
+            i1 = h & mask
+            i2 = (i1 ^ (fp * np.uint64(ALT_MULTIPLIER))) & mask
+            array = t.array()
+            found |= _matches(array, i1, fp) | _matches(array, i2, fp)
+        return found
+
+    def count(self, values: object) -> np.ndarray:
+        """``CF.COUNT``: copies of each value's fingerprint in its buckets over all sub-filters."""
+        h1s, fps = self._params(values)
+        out = []
+        for h1, fp in zip(h1s, fps, strict=True):
+            n = 0
+            for t in self.tables:
+                i1 = h1 & t.mask
+                n += t.copies(i1, fp) + t.copies(t.alt(i1, fp), fp)
+            out.append(n)
+        return np.array(out)
+
+    def delete(self, values: object) -> np.ndarray:
+        """``CF.DEL`` for each value: 1 if a copy of its fingerprint was removed (newest
+        sub-filter first, bucket i1 before i2), else 0. Compacts like the module when more than
+        10% of the items have been deleted and there is more than one sub-filter."""
+        h1s, fps = self._params(values)
+        out = np.zeros(len(h1s), dtype=np.int8)
+        for j, (h1, fp) in enumerate(zip(h1s, fps, strict=True)):
+            for t in reversed(self.tables):
+                i1 = h1 & t.mask
+                if t.remove(i1, fp) or t.remove(t.alt(i1, fp), fp):
+                    out[j] = 1
+                    self.num_items -= 1
+                    self.num_deletes += 1
+                    if len(self.tables) > 1 and self.num_deletes > self.num_items * 0.10:
+                        self.compact(keep_going=False)
+                    break
+        return out
+
+    def compact(self, keep_going: bool = True) -> None:
+        """``CuckooFilter_Compact``: move fingerprints of newer sub-filters into older ones, and
+        drop the newest sub-filter once it is empty (``CF.COMPACT`` uses ``keep_going``)."""
+        for index in range(len(self.tables) - 1, 0, -1):
+            t = self.tables[index]
+            moved_all = True
+            for bucket in range(t.num_buckets):
+                for slot in range(t.b):
+                    pos = bucket * t.b + slot
+                    fp = t.slots[pos]
+                    if fp == 0:
+                        continue
+                    if any(self._relocate(older, bucket, fp) for older in self.tables[:index]):
+                        t.slots[pos] = 0
+                    else:
+                        moved_all = False
+            if moved_all and index == len(self.tables) - 1:
+                self.tables.pop()
+            if not moved_all and not keep_going:
+                break
+        self.num_deletes = 0
+
+    @staticmethod
+    def _relocate(t: _Table, bucket: int, fp: int) -> bool:
+        i1 = bucket & t.mask
+        return t.place(i1, fp) or t.place(t.alt(i1, fp), fp)
+
+    def memory(self) -> int:
+        """``CF.INFO`` "Size": ``40 + 16 · filters + Σ buckets × bucket_size`` bytes."""
+        slots = sum(t.num_buckets for t in self.tables) * self.bucket_size
+        return RB_FILTER_BYTES + RB_SUBFILTER_BYTES * len(self.tables) + slots
+
+    def info(self) -> dict[str, int]:
+        """What ``CF.INFO`` returns (same field names)."""
+        return {
+            "Size": self.memory(),
+            "Number of buckets": self.num_buckets,
+            "Number of filters": len(self.tables),
+            "Number of items inserted": self.num_items,
+            "Number of items deleted": self.num_deletes,
+            "Bucket size": self.bucket_size,
+            "Expansion rate": self.expansion,
+            "Max iterations": self.max_iterations,
+        }
+
+    def dump(self) -> bytes:
+        """All sub-filters' slots, oldest first, one byte each: ``CF.SCANDUMP``'s data."""
+        return b"".join(bytes(t.slots) for t in self.tables)
+
+
+# -- talking to the module ------------------------------------------------------------------------
+
+
+def cf_reserve(lab: Lab, key: str, model: RedisBloomCuckoo) -> None:
+    """``CF.RESERVE`` with ``model``'s parameters (checks the allocation first)."""
+    lab.check_allocation(model.memory(), f"CF.RESERVE {key}")
+    lab.r.execute_command("CF.RESERVE", key, *model.reserve_args())
+
+
+def cf_info(lab: Lab, key: str) -> dict[str, int]:
+    """``CF.INFO key`` as a dict with the module's field names."""
+    return {k: int(v) for k, v in reply_dict(lab.r.execute_command("CF.INFO", key)).items()}
+
+
+def cf_insert(lab: Lab, key: str, values: object, batch: int = 500, nx: bool = False) -> np.ndarray:
+    """``CF.INSERT`` (``CF.INSERTNX``) the values in pipelined batches: the replies as int8
+    (1 added, 0 present, -1 full; -2 for a whole batch refused with "Maximum expansions")."""
+    batch = _int("batch", batch, 1)
+    items = encode(values)
+    pipe = lab.r.pipeline(transaction=False)
+    command = "CF.INSERTNX" if nx else "CF.INSERT"
+    sizes = []
+    for start in range(0, len(items), batch):
+        chunk = items[start : start + batch]
+        pipe.execute_command(command, key, "NOCREATE", "ITEMS", *chunk)
+        sizes.append(len(chunk))
+    out: list[int] = []
+    for reply, size in zip(pipe.execute(raise_on_error=False), sizes, strict=True):
+        out += [-2] * size if isinstance(reply, Exception) else [int(v) for v in reply]
+    return np.array(out, dtype=np.int8)
+
+
+def cf_exists(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarray:
+    """``CF.MEXISTS`` in pipelined batches (bool array)."""
+    return mexists(lab, "CF.MEXISTS", key, values, batch)
+
+
+def cf_delete(lab: Lab, key: str, values: object) -> np.ndarray:
+    """``CF.DEL`` each value (pipelined): 1 where a fingerprint was removed."""
+    pipe = lab.r.pipeline(transaction=False)
+    for item in encode(values):
+        pipe.execute_command("CF.DEL", key, item)
+    return np.array([int(v) for v in pipe.execute()], dtype=np.int8)
+
+
+def cf_fill_run(
+    lab: Lab, name: str, model: RedisBloomCuckoo, values: np.ndarray, batch: int = 500
+) -> dict[str, Any]:
+    """Insert ``values`` into a fresh ``CF.RESERVE`` filter shaped like ``model``; report where
+    the first ``-1`` (full) came, how many adds failed, and ``CF.INFO`` at the end. The key is
+    ``lab.key(name)``; it is removed at the end."""
+    key = lab.key(name)
+    lab.r.delete(key)
+    cf_reserve(lab, key, model)
+    replies = cf_insert(lab, key, values, batch)
+    info = cf_info(lab, key)
+    lab.r.unlink(key)
+    full = np.flatnonzero(replies == -1)
+    return {
+        "bucket_size": model.bucket_size,
+        "max_iterations": model.max_iterations,
+        "expansion": model.expansion,
+        "capacity": model.capacity,
+        "attempts": int(values.size),
+        "first_full_at": int(full[0]) if full.size else None,
+        "failures": int(full.size),
+        "info": info,
+    }
+
+
+# -- the field report's claims (the figures setlab.chapters.claims checks them against) --------------------
+
+#: The cuckoo-kick-chains chapter's fills at scale 1: 2^15 slots, seed 3.
+CLAIM_SLOTS = 2**15
+#: Seed 003's failure rate and volume.
+SEED_003_FAILURE_SHARE, SEED_003_INSERTS = 3e-4, 1.2e8
+
+
+@functools.cache
+def claim_figures() -> dict[str, Any]:
+    """The numbers behind the verdicts on seed 003's cuckoo claims: bits per item against Bloom
+    (the paper's formulas), seeded fills of :data:`CLAIM_SLOTS` slots (b = 4 with 500 kicks, and
+    RedisBloom's default b = 2, 20 round-robin iterations, 8-bit fingerprints), and a deletion of
+    a false positive. Deterministic (cached)."""
+    from setlab.models import bloom
+    from setlab.models.redisbloom import FreshValues
+
+    load = PAPER_LOAD_FACTORS[4]
+    seed_error = error_for_bits(12, 4, load)
+    b4 = fill(CLAIM_SLOTS // 4, 4, CLAIM_SLOTS, max_kicks=500, seed=3).record()
+    rb = fill(CLAIM_SLOTS // 2, 2, CLAIM_SLOTS, fingerprint_bits=8, max_kicks=20,
+              victim="round-robin", seed=3).record()  # fmt: skip
+    members = FreshValues(0).take(450)
+    cf = CuckooFilter(128, 4, 8, seed=2)
+    cf.insert(members)
+    pool = FreshValues(1).take(20_000)
+    impostor = pool[cf.contains(pool)][:1]
+    cf.delete(impostor)
+    copies = CuckooFilter(1024, 2, 16, seed=1).insert(np.full(5, 42, dtype=np.uint64))
+    return {
+        "cuckoo_bits_1pct": bits_per_item(0.01, 4, load),
+        "bloom_bits_1pct": bloom.bits_per_item(0.01),
+        "seed_bits_error": seed_error,
+        "bloom_bits_seed_error": bloom.bits_per_item(seed_error),
+        "first_failure_b4_500": b4.first_failure_load(),
+        "first_failure_rb": rb.first_failure_load(),
+        "reach_seed_share_b4_500": b4.load_at_failure_share(SEED_003_FAILURE_SHARE),
+        "seed_failures": SEED_003_FAILURE_SHARE * SEED_003_INSERTS,
+        "members_lost_by_one_delete": int((~cf.contains(members)).sum()),
+        "copies_fitting_b2": int(np.count_nonzero(copies)),
+    }

@@ -1,0 +1,202 @@
+"""The one Claim/Verdict type, and a chapter's figures: every number has exactly one source.
+
+A chapter module (``setlab.chapters.<slug>``) creates one :class:`Figures` and registers on it
+
+- **figures**: named, computed strings (``"640 MiB"``, ``"765 ms inside Redis"``), each from a
+  model in ``setlab.models`` or from a stored reference run, computed once and cached;
+- **claims**: one :class:`Claim` per quantitative sentence of a field report, whose "ours" is a
+  template over those figure names (``"{sb-first-ms} inside Redis"``).
+
+The chapter's prose glues the same figures (``figures.glue()`` in its first cell, then
+``{glue:text}`sb-first-ms``` in the text), its verdict table renders the claims, and the errata
+collects every chapter's claims. Prose and table cannot drift apart: they read one value.
+
+Figures are pure (models and stored data), so a page reads the same on every backend. What a
+live server measures on this run is shown beside them, labelled "this run", never instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_SLOT = re.compile(r"\{([a-z0-9]+(?:-[a-z0-9]+)*)\}")
+
+
+class Verdict(Enum):
+    """What we conclude about a seed's claim."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    IMPRECISE = "imprecise"
+    DEPENDS = "depends"
+    OTHER_REASON = "right for another reason"
+
+    @property
+    def css(self) -> str:
+        """The CSS class that colours this verdict on the site."""
+        return {"correct": "verdict-right", "wrong": "verdict-wrong"}.get(
+            self.value, "verdict-other"
+        )
+
+    @property
+    def meaning(self) -> str:
+        """One sentence defining the verdict word (the errata's legend)."""
+        return _MEANINGS[self]
+
+    def badge(self) -> str:
+        """The verdict as coloured inline HTML, for Markdown tables."""
+        return f'<span class="{self.css}">{self.value}</span>'
+
+
+_MEANINGS = {
+    Verdict.CORRECT: "the figure and its reason hold, at the seed's scale and in its context",
+    Verdict.WRONG: "the figure or the statement does not hold; ours shows what does",
+    Verdict.IMPRECISE: "the right order or direction, but the figure is off enough to mislead",
+    Verdict.DEPENDS: "true on some machines, versions or workloads and not others; we say which",
+    Verdict.OTHER_REASON: "the figure comes out right, but not for the reason the seed gives",
+}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One figure from a seed, ours beside it, and what we conclude.
+
+    Attributes:
+        id: stable identifier, ``<seed>-<short-name>``.
+        seed: seed file number ("000", "002", "003", "004").
+        section: where in the seed, e.g. "§1".
+        chapter: slug of the chapter that checks it.
+        claim: the claim in our words.
+        seed_figure: the seed's figure, as printed.
+        ours: our figure as a template over the chapter's figure names, e.g.
+            ``"{sb-first-ms} inside Redis"``; :meth:`our_figure` fills it in.
+        verdict: the verdict.
+        why: one sentence: why the verdict.
+        also: slugs of other chapters whose verdict tables show this claim too.
+    """
+
+    id: str
+    seed: str
+    section: str
+    chapter: str
+    claim: str
+    seed_figure: str
+    ours: str
+    verdict: Verdict
+    why: str
+    also: tuple[str, ...] = ()
+    figures: Figures | None = field(default=None, compare=False, repr=False)
+
+    def figure_names(self) -> list[str]:
+        """The figure names :attr:`ours` uses, in order."""
+        return _SLOT.findall(self.ours)
+
+    def our_figure(self) -> str:
+        """:attr:`ours` with every figure filled in."""
+        if self.figures is None:
+            raise ValueError(f"claim {self.id} is not registered on a chapter's Figures")
+        return self.figures.fill(self.ours)
+
+
+class Figures:
+    """The named figures and the claims of one chapter (see the module docstring).
+
+    Names are lower-case words joined by dashes, conventionally prefixed with the chapter's
+    short name (``sb-…`` for setbit-offset), because glue names are global to the book.
+    """
+
+    def __init__(self, chapter: str) -> None:
+        self.chapter = chapter
+        self._compute: dict[str, Callable[[], str]] = {}
+        self._values: dict[str, str] = {}
+        self.claims: list[Claim] = []
+
+    # -- figures ------------------------------------------------------------------------------
+    def figure(self, name: str) -> Callable[[Callable[[], str]], Callable[[], str]]:
+        """Decorator: register a function computing the figure ``name`` (returns its text)."""
+
+        def register(compute: Callable[[], str]) -> Callable[[], str]:
+            self.add(name, compute)
+            return compute
+
+        return register
+
+    def add(self, name: str, compute: Callable[[], str]) -> None:
+        """Register ``compute`` as the one source of the figure ``name``."""
+        if not _NAME.match(name):
+            raise ValueError(f"figure name must be lower-case words joined by '-'; got {name!r}")
+        if name in self._compute:
+            raise ValueError(f"figure {name!r} is already defined in {self.chapter}")
+        self._compute[name] = compute
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._compute:
+            raise KeyError(f"{self.chapter} has no figure {name!r}")
+        if name not in self._values:
+            text = self._compute[name]()
+            if not isinstance(text, str):
+                raise TypeError(f"figure {name!r} must compute a str, got {type(text).__name__}")
+            self._values[name] = text
+        return self._values[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._compute
+
+    def names(self) -> list[str]:
+        """Every figure name, in the order defined."""
+        return list(self._compute)
+
+    def fill(self, template: str) -> str:
+        """``template`` with each ``{name}`` replaced by that figure's text."""
+        return _SLOT.sub(lambda m: self[m.group(1)], template)
+
+    def glue(self, names: Iterable[str] | None = None) -> None:
+        """Glue every figure (or ``names``) into the executing notebook, for ``{glue:text}``."""
+        from myst_nb import glue
+
+        for name in self.names() if names is None else names:
+            glue(name, self[name], display=False)
+
+    # -- claims -------------------------------------------------------------------------------
+    def claim(
+        self,
+        id: str,
+        seed: str,
+        section: str,
+        claim: str,
+        seed_figure: str,
+        ours: str,
+        verdict: Verdict,
+        why: str,
+        *,
+        also: tuple[str, ...] = (),
+    ) -> Claim:
+        """Register a claim of this chapter; ``ours`` may only use this chapter's figures."""
+        unknown = [n for n in _SLOT.findall(ours) if n not in self._compute]
+        if unknown:
+            raise ValueError(f"claim {id}: ours uses undefined figures {unknown}")
+        if any(c.id == id for c in self.claims):
+            raise ValueError(f"claim {id} is defined twice in {self.chapter}")
+        made = Claim(
+            id, seed, section, self.chapter, claim, seed_figure, ours, verdict, why, also, self
+        )
+        self.claims.append(made)
+        return made
+
+
+def table_markdown(selected: Iterable[Claim]) -> str:
+    """A chapter's verdict table: seed and section, claim, their figure, ours, verdict, why."""
+    lines = [
+        "| seed | claim | their figure | ours | verdict | why |",
+        "|:--|:--|:--|:--|:--|:--|",
+    ]
+    for c in selected:
+        lines.append(
+            f"| {c.seed} {c.section} | {c.claim} | {c.seed_figure} | {c.our_figure()} "
+            f"| {c.verdict.badge()} | {c.why} |"
+        )
+    return "\n".join(lines)

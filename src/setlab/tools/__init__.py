@@ -1,0 +1,1 @@
+"""The engines behind the CLI: `setlab calc` (cost calculators) and `setlab advise`."""
