@@ -47,13 +47,8 @@ def versions_markdown(lab: Lab) -> str:
 
 
 def references_markdown() -> str:
-    """One row per file in ``src/setlab/data``: what it measured, where and when."""
+    """One row per stored reference file (package data ``setlab/data``): where and when."""
     lines = ["| reference file | measured on |", "|:--|:--|"]
-    for path in sorted(reference.data_dir().glob("*.json")):
-        try:
-            document = reference.load(path.stem)
-            where = reference.label(document)
-        except (KeyError, ValueError):
-            where = "(not a labelled measurement)"
-        lines.append(f"| `{path.name}` | {where} |")
+    for name in reference.names():
+        lines.append(f"| `{name}.json` | {reference.load(name).run.label} |")
     return "\n".join(lines)

@@ -64,6 +64,13 @@ def _read_text(name: str) -> str:
     return resource.read_text()
 
 
+def names() -> list[str]:
+    """The names of every stored reference file, sorted (``"setbit-reference"``, …)."""
+    explicit = os.environ.get(DATA_DIR_ENV)
+    folder = Path(explicit) if explicit else resources.files("setlab") / "data"
+    return sorted(p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """Where and when a stored measurement was taken: the label every chapter shows with it."""
