@@ -7,7 +7,8 @@ started it (and so may allocate freely) — and the namespace every key of the b
 Choice order (``SETLAB_BACKEND=auto``, the default):
 
 1. ``REDIS_URL``: the reader's own server. Never flushed; big allocations need an opt-in.
-2. A private ``redis-server`` that setlab starts (see :mod:`setlab.lab.server`), when one is installed.
+2. A private ``redis-server`` that setlab starts (:mod:`setlab.lab.server`), when one is
+   installed.
 3. Embedded fakeredis, with its Bloom/Cuckoo support: runs everywhere, measures nothing.
 
 ``SETLAB_BACKEND=live`` or ``=fake`` forces a choice; ``live`` fails clearly if there is no server.
@@ -18,30 +19,47 @@ from __future__ import annotations
 import getpass
 import os
 import re
+import secrets
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import fakeredis
 import redis
 
+from setlab.core.secrets import redact, redact_url, url_secrets
+from setlab.lab.errors import (
+    BigAllocationRefused,
+    PermissionDenied,
+    ServerTimeout,
+    ServerUnavailable,
+    SetlabError,
+    install_notebook_handler,
+    translate,
+)
+from setlab.lab.guard import ALLOW_BIG_ENV, MemoryGuard, MemoryState
 from setlab.lab.server import RedisServer, ServerError, find_redis_server
 
 BACKEND_ENV = "SETLAB_BACKEND"
 USER_ENV = "SETLAB_USER"
-ALLOW_BIG_ENV = "SETLAB_ALLOW_BIG"
 URL_ENV = "REDIS_URL"
 ROOT = "setlab"
 DEFAULT_BIG_BYTES = 64 * 1024 * 1024
+#: on a server setlab did not start, no command waits longer than this for an answer (seconds)
+SOCKET_TIMEOUT_S = 10.0
+CONNECT_TIMEOUT_S = 4.0
+#: runs on a shared server older than this are "stale" (see Lab.cleanup_stale)
+STALE_AFTER_S = 24 * 3600
+
+#: this process's run id: a hex timestamp and a random suffix, so two runs of one chapter under
+#: one user (two tabs, two students sharing a login) never share keys
+RUN_ID = f"{int(time.time()):x}-{secrets.token_hex(2)}"
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _TRUE = {"1", "true", "yes", "on"}
 
 Kind = Literal["live", "fake"]
-
-
-class BigAllocationRefused(RuntimeError):
-    """An experiment would allocate more on a server than the lab is allowed to."""
 
 
 def _check_name(what: str, value: str) -> str:
@@ -53,49 +71,88 @@ def _check_name(what: str, value: str) -> str:
     return value
 
 
-def namespace_for(chapter: str, user: str | None = None) -> str:
-    """The key prefix for one chapter (and optionally one classroom user).
+def namespace_for(chapter: str, user: str | None = None, run: str | None = None) -> str:
+    """The key prefix for one chapter (and optionally one classroom user and one run).
 
-    ``setlab:<chapter>:`` or ``setlab:@<user>:<chapter>:``. The ``@`` keeps a user's space and a
-    chapter's space from ever overlapping, and the validated names contain no glob characters, so
-    ``SCAN MATCH <namespace>*`` matches exactly the namespace.
+    ``setlab:<chapter>:``, ``setlab:@<user>:<chapter>:`` or, on a server shared with others,
+    ``setlab:@<user>:<run>:<chapter>:``. The ``@`` keeps a user's space and a chapter's space
+    from ever overlapping; the run id keeps two simultaneous runs under one user apart; and the
+    validated names contain no glob characters, so ``SCAN MATCH <namespace>*`` matches exactly
+    the namespace.
     """
     _check_name("chapter", chapter)
     if user is None:
+        if run is not None:
+            raise ValueError("a run id needs a user (runs live under setlab:@<user>:)")
         return f"{ROOT}:{chapter}:"
-    return f"{ROOT}:@{_check_name('user', user)}:{chapter}:"
+    _check_name("user", user)
+    if run is None:
+        return f"{ROOT}:@{user}:{chapter}:"
+    return f"{ROOT}:@{user}:{_check_name('run', run)}:{chapter}:"
+
+
+def user_prefix(user: str) -> str:
+    """Everything one classroom user's runs write: ``setlab:@<user>:``."""
+    return f"{ROOT}:@{_check_name('user', user)}:"
 
 
 class _LabRedis(redis.Redis):
-    """A redis-py client that turns "connection refused" from a dead private server into an
-    error that says the server died, with its exit code and last log lines."""
+    """A redis-py client that speaks the lab's errors.
+
+    - A dead private server becomes ``ServerError`` with its exit code and last log lines.
+    - Connection, timeout, out-of-memory, ACL and read-only errors become setlab errors that
+      name the server (never its password), the command, and what to do.
+    - On a server setlab did not start, every write passes the memory guard first.
+    """
 
     _lab_server: RedisServer | None = None
+    _lab_where: str = "?"
+    _lab_namespace: str = ""
+    _lab_secrets: tuple[str, ...] = ()
+    _lab_guard: MemoryGuard | None = None
+
+    def _lab_error(self, exc: Exception, command: str) -> Exception:
+        server = self._lab_server
+        dead = server is not None and not server.alive
+        if isinstance(exc, redis.exceptions.ConnectionError) and dead:
+            return ServerError(server.death_message())
+        translated = translate(exc, self._lab_where, command, self._lab_namespace)
+        if self._lab_secrets and translated.args:
+            translated.args = (redact(str(translated.args[0]), self._lab_secrets),)
+        return translated
 
     def execute_command(self, *args: Any, **options: Any) -> Any:
+        if self._lab_guard is not None:
+            self._lab_guard.before([args])
         try:
             return super().execute_command(*args, **options)
-        except redis.exceptions.ConnectionError as exc:
-            server = self._lab_server
-            if server is not None and not server.alive:
-                raise ServerError(server.death_message()) from exc
-            raise
+        except redis.exceptions.RedisError as exc:
+            error = self._lab_error(exc, str(args[0]) if args else "?")
+            if error is exc:
+                raise
+            raise error from None
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
         pipe = super().pipeline(transaction=transaction, shard_hint=shard_hint)
-        server = self._lab_server
         execute = pipe.execute
 
         def checked_execute(raise_on_error: bool = True) -> list[Any]:
+            if self._lab_guard is not None:
+                self._lab_guard.before(args for args, _options in pipe.command_stack)
             try:
                 return execute(raise_on_error=raise_on_error)
-            except redis.exceptions.ConnectionError as exc:
-                if server is not None and not server.alive:
-                    raise ServerError(server.death_message()) from exc
-                raise
+            except redis.exceptions.RedisError as exc:
+                error = self._lab_error(exc, "a pipeline")
+                if error is exc:
+                    raise
+                raise error from None
 
         pipe.execute = checked_execute
         return pipe
+
+    def raw(self) -> redis.Redis:
+        """A plain client to the same server, bypassing the guard (for INFO inside the guard)."""
+        return redis.Redis(connection_pool=self.connection_pool)
 
 
 @dataclass
@@ -120,6 +177,8 @@ class Lab:
     big_bytes: int = DEFAULT_BIG_BYTES
     facts: dict[str, Any] = field(default_factory=dict)
     _new_client: Any = None
+    user: str | None = None
+    guard: MemoryGuard | None = field(default=None, repr=False)
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -170,6 +229,8 @@ class Lab:
                 f"embedded fakeredis {fakeredis.__version__} (Redis {self.version_text} dialect): "
                 "timings are Python's, not Redis's"
             )
+        if not self.version:
+            return f"live Redis (version hidden by the ACL) on {self.address}, your server"
         extras = [self.allocator or "allocator unknown"]
         extras += [f"{_MODULE_NAMES.get(n, n)} {v}" for n, v in sorted(self.modules.items())]
         whose = (
@@ -207,39 +268,61 @@ class Lab:
             removed += self.r.unlink(*batch)
         return removed
 
+    def cleanup_stale(self, max_age_s: float = STALE_AFTER_S) -> int:
+        """Delete what earlier runs of this user left behind on a shared server, if older than
+        ``max_age_s`` (a day by default): keys under ``setlab:@<user>:<run>:`` whose run id is
+        that old. Never touches other users, other prefixes, or runs younger than that."""
+        if self.user is None:
+            return 0
+        prefix = user_prefix(self.user)
+        now = time.time()
+        stale: list[bytes] = []
+        removed = 0
+        for key in self.r.scan_iter(match=prefix + "*", count=1000):
+            run = key.decode(errors="replace")[len(prefix) :].split(":", 1)[0]
+            stamp = run.split("-", 1)[0]
+            if not re.fullmatch(r"[0-9a-f]{8,}-[0-9a-f]{4}", run):
+                continue
+            if now - int(stamp, 16) > max_age_s:
+                stale.append(key)
+            if len(stale) >= 500:
+                removed += self.r.unlink(*stale)
+                stale.clear()
+        if stale:
+            removed += self.r.unlink(*stale)
+        return removed
+
     # -- safety ---------------------------------------------------------------------------
-    def may_allocate(self, nbytes: int) -> bool:
+    def may_allocate(self, nbytes: int, reads: int = 0) -> bool:
         """Whether :meth:`check_allocation` would let ``nbytes`` through (it never raises)."""
         try:
-            self.check_allocation(nbytes)
+            self.check_allocation(nbytes, reads=reads)
         except BigAllocationRefused:
             return False
         return True
 
-    def check_allocation(self, nbytes: int, what: str = "this experiment") -> None:
-        """Refuse, with a message naming the opt-in, an allocation this lab should not make.
+    def check_allocation(
+        self, nbytes: int, what: str = "this experiment", *, reads: int = 0
+    ) -> None:
+        """Refuse, with a message naming the remedies, memory this lab should not use.
 
-        On a server setlab did not start, anything above ``big_bytes`` (64 MiB by default) needs
-        ``SETLAB_ALLOW_BIG=1`` or ``connect(allow_big=True)``. On any real server, an allocation
-        that would push ``used_memory`` past ``maxmemory`` is refused outright.
+        ``nbytes`` is what the experiment writes at its peak (allocator rounding included) and
+        ``reads`` what it reads back at once (reply buffers count against maxmemory too). On a
+        server setlab did not start, anything above ``big_bytes`` (64 MiB by default) needs
+        ``SETLAB_ALLOW_BIG=1`` or ``connect(allow_big=True)``; and on any real server nothing
+        may exceed the headroom below ``maxmemory`` (see :mod:`setlab.lab.guard`).
         """
-        if not isinstance(nbytes, int) or nbytes < 0:
-            raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
-        if nbytes > self.big_bytes and not self.owns_server and not self.allow_big:
-            raise BigAllocationRefused(
-                f"{what} would allocate {nbytes / 2**20:.1f} MiB on {self.address}, a server "
-                f"setlab did not start (limit {self.big_bytes / 2**20:.0f} MiB). If that is fine "
-                f"for this server, set {ALLOW_BIG_ENV}=1 or use connect(allow_big=True)."
-            )
-        if self.kind == "live" and nbytes > self.big_bytes // 64:
-            memory = self.r.info("memory")
-            limit = int(memory.get("maxmemory", 0))
-            used = int(memory.get("used_memory", 0))
-            if limit and used + nbytes > limit:
-                raise BigAllocationRefused(
-                    f"{what} would allocate {nbytes / 2**20:.1f} MiB, but {self.address} has "
-                    f"maxmemory {limit / 2**20:.1f} MiB with {used / 2**20:.1f} MiB in use"
-                )
+        if self.guard is None:  # the embedded fakeredis: validate the arguments only
+            MemoryGuard(lambda: None, self.address, owned=True, allow_big=True,
+                        big_bytes=self.big_bytes).check(nbytes, what, reads)  # fmt: skip
+            return
+        self.guard.allow_big = self.allow_big
+        self.guard.big_bytes = self.big_bytes
+        self.guard.check(nbytes, what, reads)
+
+    def memory_state(self) -> MemoryState | None:
+        """``INFO memory``'s limit, usage and policy (None on fakeredis or if the ACL denies)."""
+        return None if self.guard is None else self.guard.state()
 
     # -- more connections -----------------------------------------------------------------
     def new_client(self) -> redis.Redis:
@@ -251,7 +334,7 @@ class Lab:
         self.r.close()
 
     def __repr__(self) -> str:
-        return f"<Lab {self.banner}; namespace {self.namespace!r}>"
+        return f"<Lab {self.banner}; namespace {self.namespace!r}>"  # address: no password
 
 
 _MODULE_NAMES = {"bf": "RedisBloom"}
@@ -317,17 +400,28 @@ def connect(
     where = resolve_backend(backend)
     if user is None:
         user = default_user(where)
-    namespace = namespace_for(chapter, user)
+    shared = where == "url"
+    namespace = namespace_for(chapter, user, RUN_ID if shared and user else None)
     if allow_big is None:
         allow_big = os.environ.get(ALLOW_BIG_ENV, "").strip().lower() in _TRUE
     if where == "fake":
         lab = _fake_lab(namespace)
     else:
-        lab = _live_lab(namespace, os.environ[URL_ENV] if where == "url" else None)
+        lab = _live_lab(namespace, os.environ[URL_ENV] if shared else None)
+    lab.user = user
     lab.allow_big = bool(allow_big)
     lab.big_bytes = big_bytes
+    if lab.guard is not None:
+        lab.guard.allow_big, lab.guard.big_bytes = lab.allow_big, big_bytes
+    install_notebook_handler()
     if not quiet:
         print(lab.banner)
+        state = lab.memory_state() if shared else None
+        if state is not None and state.maxmemory and state.evicts:
+            print(
+                f"note: this server evicts keys when full (maxmemory-policy {state.policy}); "
+                f"setlab keeps its writes inside {state.headroom / 2**20:.1f} MiB of headroom"
+            )
     return lab
 
 
@@ -364,27 +458,97 @@ def _fake_lab(namespace: str) -> Lab:
 def _live_lab(namespace: str, url: str | None) -> Lab:
     server = None if url else private_server()
     url = url or server.url
+    shown = redact_url(url)
+    hidden = tuple(url_secrets(url))
+    timeouts = (
+        {}
+        if server
+        else {"socket_timeout": SOCKET_TIMEOUT_S, "socket_connect_timeout": CONNECT_TIMEOUT_S}
+    )
 
     def new_client() -> redis.Redis:
-        client = _LabRedis.from_url(url, protocol=2)
+        try:
+            client = _LabRedis.from_url(url, protocol=2, **timeouts)
+        except ValueError as exc:
+            raise ValueError(
+                redact(f"REDIS_URL {shown} is not a Redis URL: {exc}", hidden)
+            ) from None
         client._lab_server = server
+        client._lab_namespace = namespace
+        client._lab_secrets = hidden
+        kwargs = client.connection_pool.connection_kwargs
+        client._lab_where = (
+            f"{kwargs['host']}:{kwargs.get('port', 6379)}" if "host" in kwargs else shown
+        )
         return client
 
     client = new_client()
     try:
+        facts = _probe(client, namespace)
+    except (ServerUnavailable, ServerTimeout) as exc:
+        reason = str(exc).split("(", 1)[-1].split(")", 1)[0]
+        raise ServerError(
+            f"cannot reach Redis at {shown} ({reason}). Is the server running, and is the URL "
+            "right? Check with setlab doctor, or unset REDIS_URL to use a private server or the "
+            "embedded backend."
+        ) from None
+    except SetlabError as exc:
+        raise ServerError(f"cannot use Redis at {shown}: {exc}") from None
+    except (redis.exceptions.RedisError, OSError) as exc:
+        raise ServerError(redact(f"cannot use Redis at {shown}: {exc}", hidden)) from None
+    guard = None
+    if server is None:
+
+        def read_state() -> MemoryState | None:
+            try:
+                info = client.raw().info("memory")
+            except redis.exceptions.NoPermissionError:
+                return None
+            return MemoryState(
+                int(info.get("maxmemory", 0)),
+                int(info.get("used_memory", 0)),
+                str(info.get("maxmemory_policy", "noeviction")),
+            )
+
+        guard = MemoryGuard(
+            read_state, client._lab_where, owned=False, allow_big=False,
+            big_bytes=DEFAULT_BIG_BYTES,
+        )  # fmt: skip
+        client._lab_guard = guard
+    else:
+        guard = MemoryGuard(
+            lambda: None, client._lab_where, owned=True, allow_big=True,
+            big_bytes=DEFAULT_BIG_BYTES,
+        )  # fmt: skip
+
+    def guarded_client() -> redis.Redis:
+        other = new_client()
+        other._lab_guard = client._lab_guard  # every connection shares the one budget
+        return other
+
+    lab = Lab(
+        client, "live", namespace, client._lab_where, server, facts=facts,
+        _new_client=guarded_client,
+    )  # fmt: skip
+    lab.guard = guard
+    return lab
+
+
+def _probe(client: _LabRedis, namespace: str) -> dict[str, Any]:
+    """Ask the server what it is and what it can do, instead of assuming — as far as an ACL lets
+    this user ask (INFO, MODULE LIST and MEMORY USAGE may each be denied)."""
+    try:
         info = client.info("server")
-    except redis.exceptions.ConnectionError as exc:
-        raise ServerError(f"cannot reach Redis at {url}: {exc}") from None
-    facts = _probe(client, info)
-    kwargs = client.connection_pool.connection_kwargs
-    address = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
-    return Lab(client, "live", namespace, address, server, facts=facts, _new_client=new_client)
-
-
-def _probe(client: redis.Redis, info: dict[str, Any]) -> dict[str, Any]:
-    """Ask the server what it is and what it can do, instead of assuming."""
-    version = tuple(int(x) for x in str(info.get("redis_version", "0")).split(".")[:3])
-    memory = client.info("memory")
+        version_text = str(info.get("redis_version", "0"))
+    except PermissionDenied:
+        hello = client.execute_command("HELLO", "2")
+        fields = dict(zip(hello[::2], hello[1::2], strict=False))
+        version_text = _text(fields.get(b"version", fields.get("version", "0")))
+    version = tuple(int(x) for x in version_text.split(".")[:3] if x.isdigit())
+    try:
+        allocator = str(client.info("memory").get("mem_allocator", ""))
+    except PermissionDenied:
+        allocator = ""
     modules: dict[str, str] = {}
     try:
         for entry in client.module_list():
@@ -394,13 +558,13 @@ def _probe(client: redis.Redis, info: dict[str, Any]) -> dict[str, Any]:
     except redis.exceptions.ResponseError:
         pass
     try:
-        client.memory_usage("setlab:probe:no-such-key")
+        client.memory_usage(namespace + "probe:no-such-key")
         has_memory_usage = True
     except redis.exceptions.ResponseError:
         has_memory_usage = False
     return {
         "version": version,
-        "allocator": str(memory.get("mem_allocator", "")),
+        "allocator": allocator,
         "modules": modules,
         "has_bloom": "bf" in modules,
         "has_memory_usage": has_memory_usage,

@@ -1,0 +1,111 @@
+"""Errors a reader can act on.
+
+redis-py raises bare ``ConnectionError``, ``TimeoutError``, ``OutOfMemoryError``,
+``NoPermissionError`` and ``ReadOnlyError`` with the server's own words. The lab's client turns
+each into one of the classes below, whose message names the server (never its password), the
+command that failed, and what to do. Each class also subclasses the redis-py exception it
+replaces, so code that catches ``redis.exceptions.ResponseError`` still catches it.
+
+In a notebook, :func:`install_notebook_handler` makes IPython print a :class:`SetlabError` as
+one line instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import redis
+
+
+class SetlabError(Exception):
+    """Base of every error setlab raises on purpose: its message says what to do."""
+
+
+class ServerUnavailable(SetlabError, redis.exceptions.ConnectionError):
+    """The server cannot be reached, or the connection broke."""
+
+
+class ServerTimeout(SetlabError, redis.exceptions.TimeoutError):
+    """The server did not answer in time (frozen, overloaded, or a network problem)."""
+
+
+class ServerOutOfMemory(SetlabError, redis.exceptions.OutOfMemoryError):
+    """The server refused a write: ``maxmemory`` reached under ``noeviction``."""
+
+
+class PermissionDenied(SetlabError, redis.exceptions.NoPermissionError):
+    """The server's ACL denies this user a command or a key."""
+
+
+class ReadOnlyServer(SetlabError, redis.exceptions.ReadOnlyError):
+    """The server is a read-only replica."""
+
+
+class BigAllocationRefused(SetlabError, RuntimeError):
+    """An experiment would use more memory on a server than the lab may use there."""
+
+
+def _short(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def translate(exc: Exception, where: str, command: str, namespace: str) -> Exception:
+    """The setlab error for a redis-py exception raised by ``command`` on server ``where``.
+
+    Returns ``exc`` itself when it is not one of the kinds above (an ordinary ResponseError
+    such as "bit offset is not an integer or out of range" is part of what chapters show).
+    """
+    if isinstance(exc, SetlabError):
+        return exc
+    cmd = command.upper()
+    if isinstance(exc, redis.exceptions.TimeoutError):
+        return ServerTimeout(
+            f"Redis at {where} did not answer {cmd} in time ({_short(exc)}): the server is frozen, "
+            "overloaded or unreachable. Check it (setlab doctor), or run on the embedded backend "
+            "(SETLAB_BACKEND=fake) or a private server (unset REDIS_URL)."
+        )
+    if isinstance(exc, redis.exceptions.AuthenticationError):
+        return PermissionDenied(
+            f"Redis at {where} refused the login ({_short(exc)}): check the user name and "
+            "password in REDIS_URL."
+        )
+    if isinstance(exc, redis.exceptions.ConnectionError):
+        return ServerUnavailable(
+            f"lost Redis at {where} during {cmd} ({_short(exc)}). Is the server running? Check "
+            "with setlab doctor, or run on the embedded backend (SETLAB_BACKEND=fake)."
+        )
+    if isinstance(exc, redis.exceptions.OutOfMemoryError):
+        return ServerOutOfMemory(
+            f"Redis at {where} refused {cmd}: out of memory (maxmemory reached). setlab wrote only "
+            f"under {namespace} and deletes it with lab.cleanup(); run with a smaller "
+            "SETLAB_SCALE, or on a private server (unset REDIS_URL)."
+        )
+    if isinstance(exc, redis.exceptions.NoPermissionError):
+        return PermissionDenied(
+            f"Redis at {where} denies {cmd} to this user (ACL: {_short(exc)}). Where a figure "
+            "needs it, the chapter shows the reference run instead; ask the administrator for "
+            f"+{command.lower()} if you want it live."
+        )
+    if isinstance(exc, redis.exceptions.ReadOnlyError):
+        return ReadOnlyServer(
+            f"Redis at {where} is a read-only replica and refused {cmd}: point REDIS_URL at the "
+            "primary."
+        )
+    return exc
+
+
+def install_notebook_handler() -> bool:
+    """In IPython, print a :class:`SetlabError` as one line, not a traceback. Returns whether
+    a handler was installed (False outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+
+    def show(shell, etype, value, tb, tb_offset=None):  # IPython's signature
+        print(f"setlab: {value}")
+        return None
+
+    shell.set_custom_exc((SetlabError,), show)
+    return True

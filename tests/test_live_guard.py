@@ -1,0 +1,157 @@
+"""On someone else's server: runs apart, ACL users welcome, memory budgets, no password printed,
+no endless wait. Each test starts its own real redis-server, set up like a hostile reader's."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+import redis
+
+import setlab
+from setlab.lab import backend
+from setlab.lab.errors import ServerTimeout
+from setlab.lab.server import RedisServer, ServerError
+
+pytestmark = pytest.mark.live
+
+PASSWORD = "Tr0ub4dor-and-3"
+
+
+@pytest.fixture
+def url_env(monkeypatch):
+    for name in ("REDIS_URL", "SETLAB_BACKEND", "SETLAB_USER", "SETLAB_ALLOW_BIG", "SETLAB_SCALE"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def server():
+    from tests.conftest import _need_redis_server
+
+    _need_redis_server()
+    s = RedisServer.start(module=False)
+    yield s
+    if s.alive:
+        os.kill(s.process.pid, signal.SIGCONT)
+    s.stop()
+
+
+def _fill(client: redis.Redis, fraction: float) -> int:
+    """Fill the server with foreign keys of every type up to ``fraction`` of maxmemory."""
+    limit = int(client.config_get("maxmemory")["maxmemory"])
+    i = 0
+    while int(client.info("memory")["used_memory"]) < fraction * limit:
+        pipe = client.pipeline(transaction=False)
+        for j in range(i, i + 200):
+            kind = j % 4
+            key = f"other:{j}"
+            if kind == 0:
+                pipe.set(key, b"x" * 200)
+            elif kind == 1:
+                pipe.sadd(key, *range(20))
+            elif kind == 2:
+                pipe.hset(key, mapping={f"f{n}": "v" * 20 for n in range(8)})
+            else:
+                pipe.rpush(key, *(b"y" * 30 for _ in range(8)))
+        pipe.execute()
+        i += 200
+    return i
+
+
+def test_two_runs_under_one_user_never_share_a_key(server, url_env):
+    url_env.setenv("REDIS_URL", server.url)
+    url_env.setenv("SETLAB_USER", "ana")
+    first = setlab.connect("string-plus-set", quiet=True)
+    url_env.setattr(backend, "RUN_ID", "00000000-beef")
+    second = setlab.connect("string-plus-set", quiet=True)
+    assert first.namespace.startswith("setlab:@ana:") and second.namespace.startswith("setlab:@ana:")
+    assert first.namespace != second.namespace
+    first.r.set(first.key("counter"), 1)
+    second.r.set(second.key("counter"), 2)
+    assert second.cleanup() == 1
+    assert first.r.get(first.key("counter")) == b"1"
+
+
+def test_stale_runs_are_removed_only_on_request_and_only_the_users_own(server, url_env):
+    url_env.setenv("REDIS_URL", server.url)
+    url_env.setenv("SETLAB_USER", "ana")
+    lab = setlab.connect("hll", quiet=True)
+    other = server.client()
+    day_old = f"{int(time.time()) - 2 * 86400:x}-abcd"
+    other.set(f"setlab:@ana:{day_old}:hll:k", 1)
+    other.set(f"setlab:@bo:{day_old}:hll:k", 1)
+    other.set("setlab:@ana:not-a-run:k", 1)
+    lab.r.set(lab.key("mine"), 1)
+    assert lab.cleanup_stale() == 1
+    assert other.exists(f"setlab:@bo:{day_old}:hll:k", "setlab:@ana:not-a-run:k") == 2
+    assert lab.r.exists(lab.key("mine")) == 1
+
+
+def test_an_acl_confined_user_connects_and_the_guard_stays_shut(server, url_env):
+    admin = server.client()
+    admin.acl_setuser(
+        "ana", enabled=True, passwords=[f"+{PASSWORD}"], keys=["setlab:@ana:*"],
+        commands=["+@all", "-@dangerous"],
+    )  # fmt: skip
+    url_env.setenv("REDIS_URL", f"redis://ana:{PASSWORD}@127.0.0.1:{server.port}/0")
+    url_env.setenv("SETLAB_USER", "ana")
+    lab = setlab.connect("setbit-offset", quiet=True)
+    assert lab.is_real and lab.version  # HELLO told the version though INFO is denied
+    assert PASSWORD not in lab.banner and PASSWORD not in repr(lab)
+    lab.r.set(lab.key("x"), 1)  # small writes pass
+    with pytest.raises(setlab.BigAllocationRefused, match="INFO memory"):
+        lab.check_allocation(16 * 2**20, "a 16 MiB bitmap")
+    with pytest.raises(redis.exceptions.NoPermissionError, match="denies KEYS"):
+        lab.r.keys("*")
+    assert lab.cleanup() == 1
+
+
+def test_the_guard_never_lets_the_book_evict_someone_elses_keys(server, url_env):
+    admin = server.client()
+    admin.config_set("maxmemory", 16 * 2**20)
+    admin.config_set("maxmemory-policy", "allkeys-lru")
+    foreign = _fill(admin, 0.85)
+    url_env.setenv("REDIS_URL", server.url)
+    lab = setlab.connect("setbit-offset", quiet=True, allow_big=True)
+    with pytest.raises(setlab.BigAllocationRefused, match=r"headroom.*allkeys-lru.*SETLAB_SCALE"):
+        lab.check_allocation(8 * 2**20, "an 8 MiB bitmap")
+    with pytest.raises(setlab.BigAllocationRefused, match="headroom"):
+        lab.r.setbit(lab.key("big"), 8 * 2**23, 1)  # the net under each write, undeclared
+    with pytest.raises(setlab.BigAllocationRefused):
+        for i in range(100_000):  # many small writes creep up: the net stops them in time
+            lab.r.set(lab.key("s", i), b"z" * 1000)
+    assert int(admin.info("stats")["evicted_keys"]) == 0
+    assert admin.dbsize() == foreign + len(lab.keys())
+    lab.cleanup()
+    assert admin.dbsize() == foreign
+
+
+def test_no_password_in_any_message_when_the_password_is_wrong(server, url_env):
+    server.client().config_set("requirepass", PASSWORD)
+    url_env.setenv("REDIS_URL", f"redis://default:{PASSWORD}x@127.0.0.1:{server.port}/0")
+    with pytest.raises(ServerError) as err:
+        setlab.connect("setbit-offset", quiet=True)
+    assert PASSWORD not in str(err.value) and "default:***@" in str(err.value)
+    url_env.setenv("REDIS_URL", f"redis://127.0.0.1:{server.port}/0?password={PASSWORD}")
+    lab = setlab.connect("setbit-offset", quiet=True)
+    assert PASSWORD not in lab.banner
+
+
+def test_a_frozen_server_fails_within_seconds_not_minutes(server, url_env):
+    url_env.setenv("REDIS_URL", server.url)
+    lab = setlab.connect("setbit-offset", quiet=True)
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        with pytest.raises(ServerTimeout, match="did not answer GET in time"):
+            lab.r.get(lab.key("x"))
+        assert time.monotonic() - start < backend.SOCKET_TIMEOUT_S + 3
+        start = time.monotonic()
+        with pytest.raises(ServerError, match="cannot reach Redis"):
+            setlab.connect("setbit-offset", quiet=True)
+        assert time.monotonic() - start < backend.CONNECT_TIMEOUT_S + backend.SOCKET_TIMEOUT_S + 3
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
