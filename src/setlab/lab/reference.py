@@ -31,6 +31,12 @@ from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
 from setlab.lab.backend import Lab
+from setlab.lab.errors import (
+    BigAllocationRefused,
+    PermissionDenied,
+    ServerOutOfMemory,
+    SetlabError,
+)
 
 DATA_DIR_ENV = "SETLAB_DATA_DIR"
 
@@ -204,7 +210,8 @@ class Measurement(Generic[T]):
 
 def live_label(lab: Lab) -> str:
     """``this run: Redis 7.0.15 (jemalloc-5.3.0) on 127.0.0.1:50123``."""
-    return f"this run: Redis {lab.version_text} ({lab.allocator or 'allocator unknown'}) on {lab.address}"
+    allocator = lab.allocator or "allocator not reported"
+    return f"this run: Redis {lab.version_text} ({allocator}) on {lab.address}"
 
 
 def _missing(lab: Lab, needs: tuple[Capability, ...]) -> str:
@@ -244,10 +251,20 @@ def live_or_reference(
             guard decides whether that is allowed (never on someone else's server without
             the opt-in).
         run_info: the stored run's facts (for the reference label).
+
+    If the server refuses midway (the memory budget, an ACL, out of memory), the stored record
+    is returned instead, with the refusal as ``why_not_live``; the lab's cleanup removes what
+    the experiment wrote. Other errors (a dead server) propagate as setlab errors.
     """
     reason = _missing(lab, needs)
-    if not reason and allocates and not lab.may_allocate(allocates):
-        reason = f"it would allocate {allocates / 2**20:.0f} MiB, more than this server allows"
-    if reason:
-        return Measurement(reference(), False, run_info.label, reason)
-    return Measurement(experiment(lab), True, live_label(lab))
+    if not reason and allocates:
+        try:
+            lab.check_allocation(allocates, "this experiment")
+        except SetlabError as refused:
+            reason = str(refused)
+    if not reason:
+        try:
+            return Measurement(experiment(lab), True, live_label(lab))
+        except (BigAllocationRefused, PermissionDenied, ServerOutOfMemory) as refused:
+            reason = str(refused)  # the server said no (budget, ACL, memory): show the stored run
+    return Measurement(reference(), False, run_info.label, reason)
