@@ -16,6 +16,8 @@ Choice order (``SETLAB_BACKEND=auto``, the default):
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import getpass
 import os
 import re
@@ -409,6 +411,8 @@ def connect(
     else:
         lab = _live_lab(namespace, os.environ[URL_ENV] if shared else None)
     lab.user = user
+    if shared:
+        atexit.register(_cleanup_quietly, lab)  # a run stopped midway leaves nothing behind
     lab.allow_big = bool(allow_big)
     lab.big_bytes = big_bytes
     if lab.guard is not None:
@@ -423,6 +427,12 @@ def connect(
                 f"setlab keeps its writes inside {state.headroom / 2**20:.1f} MiB of headroom"
             )
     return lab
+
+
+def _cleanup_quietly(lab: Lab) -> None:
+    # the server may be gone or refuse: then there is nothing more this process can do
+    with contextlib.suppress(redis.exceptions.RedisError, SetlabError, OSError):
+        lab.cleanup()
 
 
 def default_user(where: str) -> str | None:
