@@ -1,11 +1,15 @@
-"""setlab.models.roaring: the container model against pyroaring, and a Roaring bitmap shared in Redis.
+"""setlab.models.roaring against pyroaring; setlab.lab.roaring_redis: a Roaring bitmap shared in
+Redis, and its reference run; the chapter's experiment helpers (setlab.chapters.roaring_containers).
 
 pyroaring (CRoaring) is the independent reference: for every kind of set the model's container
 counts and bytes must equal ``get_statistics()`` and its serialized size ``len(serialize())``,
-before and after ``run_optimize()``.
+before and after ``run_optimize()``. The stored reference run is checked against the JSON file
+read directly, not through the typed records.
 """
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
@@ -13,6 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap, BitMap64
 
+from setlab.chapters import roaring_containers as chapter
+from setlab.lab import roaring_redis as rr
 from setlab.models import roaring as ro
 
 U32 = 2**32 - 1
@@ -173,15 +179,44 @@ def test_bytes_per_id_curves_follow_their_formulas():
     assert curves["roaring (run-optimized)"][3] < 0.001  # one run per full chunk
 
 
-def test_seed_claims_are_complete_registry_rows():
-    from setlab.chapters import claims
+def _pyroaring_bytes_per_id(density: float, universe: int = 2**24) -> float:
+    count = round(density * universe)
+    ids = np.random.default_rng(11).choice(universe, count, replace=False).astype(np.uint32)
+    return len(BitMap(ids, optimize=False).serialize()) / count
 
-    rows = ro.seed_claims()
-    assert len({r["id"] for r in rows}) == len(rows)
-    for row in rows:
-        assert row["chapter"] == "roaring-containers"
-        claims.Verdict(row["verdict"])
-        assert row["ours"] and row["why"].endswith(".")
+
+@pytest.mark.parametrize("target", [1.198, 1.5, 2.1])
+def test_crossover_density_is_where_pyroaring_gets_cheaper_than_the_target(target):
+    density = ro.crossover_density(target)
+    assert 0 < density < 1
+    # pyroaring on random IDs (a 256-chunk space, same density) brackets the crossing
+    assert (
+        _pyroaring_bytes_per_id(density * 0.95) > target > _pyroaring_bytes_per_id(density * 1.05)
+    )
+
+
+def test_crossover_density_for_a_1pct_bloom_filter_is_near_a_tenth():
+    per_id = -np.log(0.01) / np.log(2) ** 2 / 8  # optimal Bloom bits per item, in bytes
+    chunk_bytes = 8192 + 8  # a bitset and its key, count and offset (portable format)
+    assert ro.crossover_density(per_id) == pytest.approx(chunk_bytes / per_id / 65536, abs=2e-5)
+    assert np.isnan(ro.crossover_density(0.1))  # even the full space costs 0.125 B an ID
+    with pytest.raises(ValueError, match="bytes_per_id"):
+        ro.crossover_density(0)
+
+
+def test_redis_bitmap_bytes_equal_what_the_bits_say():
+    raw = ro.redis_bitmap_bytes(BitMap([0, 9, 15]))
+    assert raw == bytes([0b1000_0000, 0b0100_0001])
+    assert ro.redis_bitmap_bytes(BitMap()) == b""
+
+
+def test_daily_bitmaps_hold_daily_ids_of_the_population():
+    days = ro.daily_bitmaps(np.random.default_rng(0), days=3, daily=500, population=4000)
+    assert [len(d) for d in days] == [500] * 3
+    assert all(d.max() < 4000 for d in days)
+    assert len(BitMap.union(*days)) > 500  # different users each day
+    with pytest.raises(ValueError, match="daily"):
+        ro.daily_bitmaps(np.random.default_rng(0), daily=10, population=5)
 
 
 def test_bad_values_raise_value_error():
@@ -204,12 +239,12 @@ def test_bad_values_raise_value_error():
 
 def test_forced_interleaving_loses_one_update_every_time(fake_lab):
     for _ in range(3):
-        result = ro.lost_update(fake_lab, fake_lab.key("bm"))
+        result = rr.lost_update(fake_lab, fake_lab.key("bm"))
         assert result["final"] == [2] and result["lost"] == [1]
 
 
 def test_watch_retry_keeps_every_update_under_concurrency(fake_lab):
-    result = ro.contend(fake_lab, fake_lab.key("bm"), clients=4, adds_per_client=60, watch=True)
+    result = rr.contend(fake_lab, fake_lab.key("bm"), clients=4, adds_per_client=60, watch=True)
     assert result.final == result.adds == 240
     assert result.lost == 0
 
@@ -228,14 +263,14 @@ def test_a_watched_add_retries_after_another_client_wrote(fake_lab):
             watch(*keys)
             if not getattr(pipe, "_interfered", False):
                 pipe._interfered = True
-                ro.rmw_add(other, key, 99)  # lands between our WATCH and our EXEC
+                rr.rmw_add(other, key, 99)  # lands between our WATCH and our EXEC
 
         pipe.watch = watch_then_someone_writes
         return pipe
 
     client.pipeline = pipeline_with_interference
-    assert ro.watched_add(client, key, 1) == 1
-    assert sorted(ro.load(fake_lab.r, key)) == [1, 99]
+    assert rr.watched_add(client, key, 1) == 1
+    assert sorted(rr.load(fake_lab.r, key)) == [1, 99]
 
 
 def test_plain_bitmap_bytes_equal_what_setbit_builds(fake_lab):
@@ -247,7 +282,7 @@ def test_plain_bitmap_bytes_equal_what_setbit_builds(fake_lab):
 
 
 def test_contention_grid_and_rmw_timings_on_the_embedded_backend(fake_lab):
-    rows = ro.contention_grid(fake_lab, fake_lab.key("bm"), clients=(1, 2), adds_per_client=20)
+    rows = rr.contention_grid(fake_lab, fake_lab.key("bm"), clients=(1, 2), adds_per_client=20)
     assert [(r["method"], r["clients"]) for r in rows] == [
         ("read-modify-write", 1),
         ("WATCH/MULTI", 1),
@@ -255,28 +290,127 @@ def test_contention_grid_and_rmw_timings_on_the_embedded_backend(fake_lab):
         ("WATCH/MULTI", 2),
     ]
     assert all(r["final"] == r["adds"] for r in rows if r["method"] == "WATCH/MULTI")
-    timings = ro.rmw_timings(fake_lab, [100, 1000], np.random.default_rng(0), repeat=1)
+    timings = rr.rmw_timings(fake_lab, [100, 1000], np.random.default_rng(0), repeat=1)
     assert [t["values"] for t in timings] == [100, 1000]
     assert timings[1]["serialized"] > timings[0]["serialized"] > 0
 
 
 def test_window_union_on_the_embedded_backend(fake_lab):
     days = ro.daily_bitmaps(np.random.default_rng(0), days=3, daily=1000, population=10_000)
-    timings = ro.window_timings(fake_lab, days, repeat=1)
+    timings = rr.window_timings(fake_lab, days, repeat=1)
     assert timings["union size"] == len(BitMap.union(*days))
     assert np.isnan(timings["BITOP OR"])
 
 
+def test_contention_runs_go_naive_then_watched_and_rows_round_trip(fake_lab):
+    runs = rr.contention_runs(fake_lab, fake_lab.key("bm"), clients=(1, 3), adds_per_client=15)
+    assert [(r.method, r.clients, r.adds) for r in runs] == [
+        ("read-modify-write", 1, 15),
+        ("WATCH/MULTI", 1, 15),
+        ("read-modify-write", 3, 45),
+        ("WATCH/MULTI", 3, 45),
+    ]
+    assert runs[0].lost == 0 and runs[3].lost == 0 and runs[3].final == 45
+    for run in runs:
+        row = run.row()
+        assert row["lost"] == row["adds"] - row["final"]
+        assert rr.Contention.from_row(row) == run
+    assert not fake_lab.keys()  # the experiment cleans up after itself
+
+
+def _stored() -> dict:
+    from importlib import resources
+
+    return json.loads((resources.files("setlab") / "data" / "roaring-reference.json").read_text())
+
+
+def test_reference_records_read_what_the_file_stores():
+    raw, ref = _stored(), rr.RoaringReference.load()
+    assert ref.run.redis_version == raw["server"]["redis_version"]
+    assert len(ref.contention) == len(raw["contention"])
+    for row in raw["contention"]:
+        got = ref.contended(row["method"], row["clients"])
+        assert (got.lost, got.retries, got.seconds) == (row["lost"], row["retries"], row["seconds"])
+    assert ref.largest_rmw.values == max(r["values"] for r in raw["rmw"])
+    assert ref.largest_rmw.seconds == max(raw["rmw"], key=lambda r: r["values"])["seconds"]
+    assert (
+        ref.snowflake.bitmap64_per_id
+        == raw["snowflake"]["bitmap64_bytes"] / raw["snowflake"]["ids"]
+    )
+    assert ref.window.from_redis == raw["window"]["from Redis"]
+    assert ref.window.has_bitop == (raw["window"]["BITOP OR"] == raw["window"]["BITOP OR"])
+    assert list(ref.lost_update.lost) == raw["lost_update"]["lost"]
+    assert raw["rb_setbit"].startswith(ref.rb_error) and "," not in ref.rb_error
+    assert (ref.pyroaring, ref.croaring) == (raw["pyroaring"], raw["croaring"])
+    with pytest.raises(ValueError, match="no contention row"):
+        ref.contended("WATCH/MULTI", 3)
+
+
+def test_window_record_says_when_bitop_was_not_measured(fake_lab):
+    days = ro.daily_bitmaps(np.random.default_rng(1), days=2, daily=100, population=1000)
+    record = rr.WindowTimings.from_row(rr.window_timings(fake_lab, days, repeat=1))
+    assert record.union_size == len(days[0] | days[1])
+    assert not record.has_bitop
+    assert rr.LostUpdate.from_row({"added": [1, 2], "final": [2], "lost": [1]}).lost == (1,)
+    assert rr.RmwTiming.from_row({"values": 10.0, "serialized": 40.0, "seconds": 0.5}).values == 10
+
+
+def test_chapter_shows_the_reference_run_on_the_embedded_backend(fake_lab):
+    ref = chapter.reference_run()
+    contention = chapter.contention_measurement(fake_lab)
+    assert not contention.live and contention.value == ref.contention
+    assert contention.label == ref.run.label and contention.why_not_live
+    table = chapter.contention_table(contention)
+    assert table.startswith(f"*{ref.run.label}*")
+    assert table.count("| WATCH/MULTI |") == 4
+    window = chapter.window_measurement(fake_lab, np.random.default_rng(0), daily=1000)
+    assert not window.live and window.value == ref.window
+    assert chapter.window_text(window).startswith("reference run: ")
+    assert not fake_lab.keys()
+
+
+def test_built_sizes_equal_the_model_and_make_a_table():
+    rows = chapter.built_sizes(0.01)
+    assert len(rows) == 3 and all(b.serialized == b.model for b in rows)
+    assert rows[0].serialized == len(BitMap(range(10**8)).serialize())
+    assert chapter.built_table(0.01).count("\n") == 4
+    with pytest.raises(ValueError, match="scale"):
+        chapter.built_sizes(0)
+
+
+def test_chapter_plots_return_figures():
+    import matplotlib.pyplot as plt
+
+    density = chapter.density_figure()
+    assert len(density.axes[0].get_lines()) == 5 + 1  # five structures and the 4,096 marker
+    structure = chapter.structure_figure()
+    assert len(structure.axes[0].patches) == 8  # four keys, four containers
+    plt.close(density)
+    plt.close(structure)
+
+
+@pytest.mark.live
+def test_chapter_measures_this_run_on_live_redis(live_lab):
+    contention = chapter.contention_measurement(live_lab, clients=(2,), adds_per_client=30)
+    assert contention.live and contention.label.startswith("this run: Redis ")
+    naive, watched = contention.value
+    assert naive.final <= naive.adds and watched.final == watched.adds == 60
+    window = chapter.window_measurement(live_lab, np.random.default_rng(0), daily=2000)
+    assert window.live and window.value.has_bitop
+    assert window.value.union_size > 2000
+    assert not live_lab.keys()
+
+
 @pytest.mark.live
 def test_read_modify_write_loses_updates_on_live_redis(live_lab):
-    assert ro.lost_update(live_lab, live_lab.key("bm"))["lost"] == [1]
-    naive = ro.contend(live_lab, live_lab.key("bm"), clients=4, adds_per_client=200, watch=False)
+    assert rr.lost_update(live_lab, live_lab.key("bm"))["lost"] == [1]
+    naive = rr.contend(live_lab, live_lab.key("bm"), clients=4, adds_per_client=200, watch=False)
     assert naive.final <= naive.adds  # usually far fewer; the forced case above is certain
 
 
 @pytest.mark.live
 def test_watch_is_exact_under_concurrency_on_live_redis(live_lab):
-    result = ro.contend(live_lab, live_lab.key("bm"), clients=6, adds_per_client=150, watch=True)
+    result = rr.contend(live_lab, live_lab.key("bm"), clients=6, adds_per_client=150, watch=True)
     assert result.final == result.adds == 900
 
 
@@ -284,5 +418,5 @@ def test_watch_is_exact_under_concurrency_on_live_redis(live_lab):
 def test_redisbloom_has_no_roaring_commands(live_lab):
     if "bf" not in live_lab.modules:
         pytest.skip("RedisBloom is not loaded on this server")
-    assert ro.unknown_command(live_lab, "RB.SETBIT", live_lab.key("rb"), 2_000_000_000, 1)
-    assert ro.unknown_command(live_lab, "BF.ADD", live_lab.key("bf"), "x") is None
+    assert rr.unknown_command(live_lab, "RB.SETBIT", live_lab.key("rb"), 2_000_000_000, 1)
+    assert rr.unknown_command(live_lab, "BF.ADD", live_lab.key("bf"), "x") is None

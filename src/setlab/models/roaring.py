@@ -25,32 +25,24 @@ the length of ``serialize()`` (the portable format shared with Java and Go) in
   4-byte high half and a 32-bit portable bitmap.
 
 Memory in RAM is the payload that ``get_statistics()`` counts plus per-container bookkeeping that
-it does not (:data:`CONTAINER_OVERHEAD_BYTES`, a model). The module also has the client-side
-read-modify-write of a serialized bitmap in Redis from seed 000 §6 — which loses updates under
-concurrency — and its optimistic ``WATCH``/``MULTI`` fix.
+it does not (:data:`CONTAINER_OVERHEAD_BYTES`, a model).
+
+Pure computation only: the bitmap shared through Redis (seed 000 §6's read-modify-write and its
+``WATCH``/``MULTI`` fix) and the timed seven-day window are experiments, in
+:mod:`setlab.lab.roaring_redis`; the chapter's figures and claims are in
+:mod:`setlab.chapters.roaring_containers`.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
-import threading
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
-import redis
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 from pyroaring import BitMap, BitMap64
 
 from setlab.core.validate import check_int
-from setlab.render.plots import PALETTE, new_figure
-
-if TYPE_CHECKING:
-    from setlab.lab.backend import Lab
 
 CHUNK_BITS = 16
 CHUNK = 1 << CHUNK_BITS  #: values per container
@@ -395,241 +387,32 @@ def bytes_per_id(
     return {name: np.array(values) for name, values in out.items()}
 
 
-def density_figure(densities: Sequence[float], rng: np.random.Generator) -> Figure:
-    """Bytes per ID against density over the 32-bit ID space, one line per structure."""
-    curves = bytes_per_id(densities, rng)
-    fig, ax = new_figure(height=4.2)
-    styles = {
-        "roaring": "-",
-        "roaring (run-optimized)": "--",
-        "plain bitmap": ":",
-        "Redis SET": "-.",
-        "Bloom filter, 1%": "-",
-    }
-    for i, (name, values) in enumerate(curves.items()):
-        ax.loglog(densities, values, styles[name], color=PALETTE[i], label=name)
-    ax.axvline(ARRAY_MAX / CHUNK, color="grey", lw=0.8)
-    ax.text(ARRAY_MAX / CHUNK * 1.1, 2e3, "4,096 per chunk:\narrays become bitsets", fontsize=7)
-    ax.set(
-        xlabel="density: IDs present / 2^32",
-        ylabel="bytes per ID (log scale)",
-        title="What one ID costs in the 32-bit ID space",
-    )
-    top = ax.secondary_xaxis("top", functions=(lambda d: d * 2**32, lambda n: n / 2**32))
-    top.set_xlabel("IDs stored")
-    ax.legend(fontsize=7, loc="lower left")
-    return fig
+def crossover_density(bytes_per_id: float, *, run_optimize: bool = False) -> float:
+    """The lowest density of random 32-bit IDs at which Roaring costs under ``bytes_per_id``.
 
-
-def structure_figure() -> Figure:
-    """The two-level structure: a sorted array of chunk keys pointing at three containers."""
-    fig, ax = new_figure(width=8.5, height=3.8)
-    ax.set_xlim(0, 24)
-    ax.set_ylim(0, 10)
-    ax.axis("off")
-
-    def box(x, y, w, h, text, colour, size=8):
-        ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor="k", alpha=0.9))
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=size)
-
-    ax.text(
-        0.2,
-        9.4,
-        "value 2,000,000,000 = 0x7735 9400 →  key (high 16 bits) 0x7735 = 30,517, "
-        "low 16 bits 0x9400 = 37,888",
-        fontsize=8,
-    )
-    keys = [("0", "array"), ("5", "run"), ("17", "bitset"), ("30,517", "array")]
-    for i, (key, _) in enumerate(keys):
-        box(0.5 + i * 2.2, 6.4, 2.0, 1.4, f"key {key}", "#dddddd")
-    ax.text(0.5, 8.1, "keys: sorted 16-bit chunk numbers (2 B each)", fontsize=8)
-    shapes = [
-        (
-            "array container\nsorted uint16s, 2 B each\n≤ 4,096 values\n[1, 2, 3, 70]",
-            PALETTE[5],
-            "8 B",
-        ),
-        (
-            "run container\n(start, length−1) pairs\n4 B each + 2 B\n[(100, 4900)]",
-            PALETTE[2],
-            "6 B",
-        ),
-        ("bitset container\n65,536 bits\n> 4,096 values\n", PALETTE[1], "8,192 B"),
-        ("array container\n[37,888]\n(one value)\n", PALETTE[5], "2 B"),
-    ]
-    for i, (text, colour, size) in enumerate(shapes):
-        x = 0.3 + i * 6.0
-        box(x, 0.8, 5.4, 3.6, text, colour)
-        ax.text(x + 2.7, 0.3, f"payload {size}", ha="center", fontsize=8)
-        ax.annotate(
-            "",
-            xy=(x + 2.7, 4.4),
-            xytext=(1.5 + i * 2.2, 6.4),
-            arrowprops={"arrowstyle": "->", "color": "k"},
-        )
-    ax.set_title("A Roaring bitmap: chunk keys, and one container per non-empty chunk")
-    return fig
-
-
-# -- seed 000 §6: a serialized Roaring bitmap in Redis, updated by its clients -------------------
-
-
-def load(client: redis.Redis, key: str) -> BitMap:
-    """The bitmap stored at ``key`` (an empty one if the key does not exist)."""
-    data = client.get(key)
-    return BitMap.deserialize(data) if data else BitMap()
-
-
-def rmw_add(client: redis.Redis, key: str, value: int) -> None:
-    """Seed 000's method B: GET, deserialize, add, serialize, SET — not atomic."""
-    bitmap = load(client, key)
-    bitmap.add(value)
-    client.set(key, bitmap.serialize())
-
-
-def watched_add(client: redis.Redis, key: str, value: int, max_retries: int = 10_000) -> int:
-    """The same update, retried until no other client changed the key in between.
-
-    ``WATCH key`` → GET → modify → ``MULTI``/``SET``/``EXEC``; ``EXEC`` fails if the key changed
-    after ``WATCH``, and the whole read-modify-write starts again. Returns the retries.
+    Density is IDs present / 2^32. Each of the 65,536 chunks is given the mean count
+    ``c = density × 65,536`` and its expected runs (as in :func:`random_layout`); the
+    serialized bytes per ID fall as ``c`` grows (arrays: 2 B a value plus a fixed header per
+    chunk; bitsets: 8,192 B shared by more values), so a bisection over ``c`` finds the first
+    count that is cheaper. Returns ``c / 65,536``, or ``nan`` if even a full space is not.
+    A 1% Bloom filter (``bytes_per_id`` ≈ 1.2) is beaten near 10%: 8,200 B / 1.2 B per chunk.
     """
-    with client.pipeline() as pipe:
-        for retries in range(max_retries + 1):
-            try:
-                pipe.watch(key)
-                data = pipe.get(key)
-                bitmap = BitMap.deserialize(data) if data else BitMap()
-                bitmap.add(value)
-                pipe.multi()
-                pipe.set(key, bitmap.serialize())
-                pipe.execute()
-                return retries
-            except redis.WatchError:
-                continue
-    raise RuntimeError(f"gave up after {max_retries} retries on {key!r}")
+    if not bytes_per_id > 0:
+        raise ValueError(f"bytes_per_id must be a positive number of bytes; got {bytes_per_id!r}")
 
+    def cheaper(count: int) -> bool:
+        cards = np.full(CHUNK, count, dtype=np.int64)
+        runs = np.maximum(1, np.rint(cards - cards * (cards - 1) / CHUNK)).astype(np.int64)
+        built = layout_from_counts(cards, runs, run_optimize=run_optimize)
+        return built.serialized_bytes < bytes_per_id * built.values
 
-def lost_update(lab: Lab, key: str) -> dict[str, object]:
-    """Two clients interleaved by hand: both read, both write. One update is lost, every time."""
-    a, b = lab.new_client(), lab.new_client()
-    lab.r.delete(key)
-    seen_a, seen_b = load(a, key), load(b, key)  # both GET the empty bitmap
-    seen_a.add(1)
-    seen_b.add(2)
-    a.set(key, seen_a.serialize())  # A writes {1}
-    b.set(key, seen_b.serialize())  # B overwrites it with {2}
-    final = sorted(load(lab.r, key))
-    lab.r.delete(key)
-    return {"added": [1, 2], "final": final, "lost": sorted({1, 2} - set(final))}
-
-
-@dataclass(frozen=True)
-class Contention:
-    """Several clients adding distinct IDs to one serialized bitmap at the same time."""
-
-    method: str  #: "read-modify-write" or "WATCH/MULTI"
-    clients: int
-    adds: int  #: IDs added in total (each client adds its own)
-    final: int  #: cardinality of the bitmap afterwards
-    retries: int  #: EXEC failures that forced a retry (WATCH only)
-    seconds: float
-
-    @property
-    def lost(self) -> int:
-        return self.adds - self.final
-
-    @property
-    def retries_per_add(self) -> float:
-        return self.retries / self.adds if self.adds else 0.0
-
-
-def contend(lab: Lab, key: str, clients: int, adds_per_client: int, watch: bool) -> Contention:
-    """Run ``clients`` threads, each with its own connection, adding its own IDs to ``key``."""
-    clients = check_int("clients", clients, 1, 64)
-    adds_per_client = check_int("adds_per_client", adds_per_client, 1, 100_000)
-    lab.r.delete(key)
-    retries = [0] * clients
-    start_line = threading.Barrier(clients)
-
-    def work(i: int) -> None:
-        client = lab.new_client()
-        start_line.wait()
-        for j in range(adds_per_client):
-            value = i * adds_per_client + j
-            if watch:
-                retries[i] += watched_add(client, key, value)
-            else:
-                rmw_add(client, key, value)
-        client.close()
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    seconds = time.perf_counter() - started
-    final = len(load(lab.r, key))
-    lab.r.delete(key)
-    method = "WATCH/MULTI" if watch else "read-modify-write"
-    return Contention(method, clients, clients * adds_per_client, final, sum(retries), seconds)
-
-
-def contention_grid(
-    lab: Lab, key: str, clients: Sequence[int] = (1, 2, 4, 8), adds_per_client: int = 250
-) -> list[dict[str, float]]:
-    """:func:`contend` both ways for each number of clients, as rows for a table."""
-    rows = []
-    for n in clients:
-        for watch in (False, True):
-            result = contend(lab, key, n, adds_per_client, watch)
-            rows.append(
-                {
-                    "method": result.method,
-                    "clients": n,
-                    "adds": result.adds,
-                    "final": result.final,
-                    "lost": result.lost,
-                    "retries": result.retries,
-                    "seconds": result.seconds,
-                }
-            )
-    return rows
-
-
-def rmw_timings(
-    lab: Lab, sizes: Sequence[int], rng: np.random.Generator, repeat: int = 5
-) -> list[dict[str, float]]:
-    """Seconds one read-modify-write takes on a stored bitmap of each size (median of ``repeat``).
-
-    The bitmap holds ``size`` random 32-bit IDs; every update moves all of it over the network
-    twice and (de)serializes it, which is what seed 000 §6 objects to.
-    """
-    key = lab.key("rmw-size")
-    rows = []
-    for size in sizes:
-        bitmap = BitMap(random_ids(check_int("size", size, 1, 10**8), rng))
-        lab.r.set(key, bitmap.serialize())
-        seconds = _median_seconds(lambda: rmw_add(lab.r, key, 2**32 - 1), repeat)
-        rows.append(
-            {
-                "values": float(size),
-                "serialized": float(len(bitmap.serialize())),
-                "seconds": seconds,
-            }
-        )
-    lab.r.delete(key)
-    return rows
-
-
-def unknown_command(lab: Lab, *command: object) -> str | None:
-    """The server's error for ``command`` if it does not know it, else ``None`` (it ran)."""
-    try:
-        lab.r.execute_command(*command)
-    except redis.ResponseError as err:
-        text = str(err)
-        return text if "unknown command" in text.lower() else None
-    return None
+    if not cheaper(CHUNK):
+        return float("nan")
+    low, high = 0, CHUNK  # cheaper(high) holds; cheaper(low) does not (no IDs, no cost per ID)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if cheaper(middle) else (middle, high)
+    return high / CHUNK
 
 
 # -- seed 003's 7-day window ---------------------------------------------------------------------
@@ -653,222 +436,3 @@ def redis_bitmap_bytes(bitmap: BitMap) -> bytes:
     bits = np.zeros(bitmap.max() + 1 if bitmap else 0, dtype=bool)
     bits[np.asarray(bitmap.to_array(), dtype=np.int64)] = True
     return np.packbits(bits, bitorder="big").tobytes()
-
-
-def _median_seconds(action, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
-def window_timings(lab: Lab, days: Sequence[BitMap], repeat: int = 5) -> dict[str, float]:
-    """Seconds to get the union of the daily bitmaps three ways (median of ``repeat``).
-
-    ``in process``: ``BitMap.union`` of bitmaps already in memory. ``from Redis``: ``MGET`` the
-    serialized days, deserialize, union. ``BITOP OR`` (live Redis only, else ``nan``): the same
-    days as plain Redis bitmaps, ORed by the server into a new key, time inside Redis.
-    """
-    keys = [lab.key("day", i) for i in range(len(days))]
-    lab.r.mset({k: d.serialize() for k, d in zip(keys, days, strict=True)})
-    union = BitMap.union(*days)
-
-    def from_redis() -> BitMap:
-        return BitMap.union(*(BitMap.deserialize(v) for v in lab.r.mget(keys)))
-
-    result = {
-        "in process": _median_seconds(lambda: BitMap.union(*days), repeat),
-        "from Redis": _median_seconds(from_redis, repeat),
-        "BITOP OR": math.nan,
-        "union size": float(len(union)),
-        "serialized bytes per day": float(np.mean([len(d.serialize()) for d in days])),
-    }
-    plain = [lab.key("plain", i) for i in range(len(days))]
-    if lab.is_real and lab.may_allocate(len(days) * (union.max() // 8 + 1)):
-        for k, d in zip(plain, days, strict=True):
-            lab.r.set(k, redis_bitmap_bytes(d))
-        dest = lab.key("week")
-        before = lab.r.info("commandstats").get("cmdstat_bitop", {"usec": 0})["usec"]
-        for _ in range(repeat):
-            lab.r.bitop("OR", dest, *plain)
-        after = lab.r.info("commandstats")["cmdstat_bitop"]["usec"]
-        result["BITOP OR"] = (after - before) / repeat / 1e6
-        lab.r.delete(dest, *plain)
-    lab.r.delete(*keys)
-    return result
-
-
-# -- the field reports' claims -------------------------------------------------------------------
-
-
-def seed_claims() -> list[dict[str, str]]:
-    """This chapter's verdicts on seeds 000 §6 and 003 (Roaring), one dict per claim.
-
-    Keys follow ``setlab.chapters.claims.Claim`` (id, seed, section, chapter, claim, seed_figure, ours,
-    verdict, why), ``ours`` computed from the model and the stored reference run.
-    """
-    from setlab.core.units import format_bytes, format_duration
-    from setlab.lab import reference
-    from setlab.models import bloom, redis_memory
-
-    ref = reference.load("roaring-reference")
-    one = layout([2_000_000_000])
-    redis_key = redis_memory.string_cost(b"x" * one.serialized_bytes, "like:post:42")
-    dense, dense_runs = dense_layout(10**8), dense_layout(10**8, run_optimize=True)
-    sparse = random_layout(120_000_000, np.random.default_rng(3))
-    bloom_bytes = bloom.size_for(1.2e8, 0.01).bytes
-    naive = {r["clients"]: r for r in ref["contention"] if r["method"] == "read-modify-write"}
-    watched = {r["clients"]: r for r in ref["contention"] if r["method"] == "WATCH/MULTI"}
-    rmw = max(ref["rmw"], key=lambda r: r["values"])
-    snow = ref["snowflake"]
-    window = ref["window"]
-    chapter = "roaring-containers"
-    base = {"chapter": chapter}
-    return [
-        {
-            **base,
-            "id": "000-roaring-2e9-2-bytes",
-            "seed": "000",
-            "section": "§6.1",
-            "claim": "Offset 2 × 10^9 in a Roaring bitmap is one value in an array container: "
-            "2 bytes, not a 250 MB allocation.",
-            "seed_figure": "2 bytes",
-            "ours": f"{one.payload_bytes} B payload, {one.serialized_bytes} B serialized, "
-            f"{format_bytes(redis_key.memory_usage)} as a Redis key",
-            "verdict": "correct",
-            "why": "A value costs 2 bytes in an array container; a chunk's first value adds "
-            "8 bytes of key, count and offset.",
-        },
-        {
-            **base,
-            "id": "000-roaring-redisbloom-rb",
-            "seed": "000",
-            "section": "§6.2.1",
-            "claim": "The RedisBloom module offers Roaring commands (RB.SETBIT, RB.GETBIT).",
-            "seed_figure": "RB.SETBIT",
-            "ours": f"“{ref['rb_setbit'].split(',')[0]}” with RedisBloom "
-            f"{ref['server']['modules'].get('bf', '?')} loaded",
-            "verdict": "wrong",
-            "why": "RedisBloom has Bloom, Cuckoo, Count-Min, Top-K and t-digest; Roaring needs a "
-            "different module (e.g. redis-roaring's R.SETBIT).",
-        },
-        {
-            **base,
-            "id": "000-roaring-rmw-loses",
-            "seed": "000",
-            "section": "§6.2.2",
-            "claim": "A client-side read-modify-write of a serialized bitmap loses updates under "
-            "concurrency.",
-            "seed_figure": "data loss",
-            "ours": f"{naive[4]['lost']:,} of {naive[4]['adds']:,} adds lost with 4 clients "
-            "(reference run); 1 of 2 with a forced interleaving, every time",
-            "verdict": "correct",
-            "why": "The last writer's SET replaces the whole bitmap, erasing what others added "
-            "since its GET.",
-        },
-        {
-            **base,
-            "id": "000-roaring-needs-lock",
-            "seed": "000",
-            "section": "§6.2.2",
-            "claim": "So it needs a distributed lock, adding 5–15 ms per update.",
-            "seed_figure": "lock, 5–15 ms",
-            "ours": f"WATCH/MULTI: 0 lost, {watched[4]['retries'] / watched[4]['adds']:.2f} "
-            f"retries per add at 4 clients, "
-            f"{format_duration(watched[4]['seconds'] / watched[4]['adds'])} per add",
-            "verdict": "wrong",
-            "why": "Optimistic WATCH/MULTI/EXEC retries instead of locking; no lock service, no "
-            "lease to expire, and cheap while contention is low.",
-        },
-        {
-            **base,
-            "id": "000-roaring-full-serialize",
-            "seed": "000",
-            "section": "§6.2.2",
-            "claim": "Every update (de)serializes the whole bitmap: slow when it is big.",
-            "seed_figure": "slow",
-            "ours": f"{format_duration(rmw['seconds'])} per update at {rmw['values']:,.0f} IDs "
-            f"({format_bytes(rmw['serialized'])}), reference run",
-            "verdict": "correct",
-            "why": "Cost grows with the bitmap: GET and SET move all of it, every time.",
-        },
-        {
-            **base,
-            "id": "000-roaring-no-lua",
-            "seed": "000",
-            "section": "§6.2.3",
-            "claim": "A Lua script cannot do it: Redis's Lua has no Roaring library.",
-            "seed_figure": "not feasible",
-            "ours": "Redis 7.0's Lua has cjson, cmsgpack, struct and bit only",
-            "verdict": "correct",
-            "why": "A script could parse the format by hand, but that is a module's job.",
-        },
-        {
-            **base,
-            "id": "003-roaring-4096",
-            "seed": "003",
-            "section": "Roaring",
-            "claim": "An array container holds at most 4,096 values, because 4,096 × 2 B equals "
-            "the 8 KB bitset.",
-            "seed_figure": "4096 × 2 = 8192",
-            "ours": f"array ≤ {ARRAY_MAX:,} values, bitset {BITSET_BYTES:,} B (pyroaring)",
-            "verdict": "correct",
-            "why": "The break-even point of 2-byte values against a fixed 8 KiB bitset.",
-        },
-        {
-            **base,
-            "id": "003-roaring-dense-12-5mb",
-            "seed": "003",
-            "section": "Roaring",
-            "claim": "IDs 0 … 10^8: 1,526 full chunks as bitsets, 12.5 MB.",
-            "seed_figure": "12.5 MB",
-            "ours": f"{dense.serialized_bytes / 1e6:.2f} MB added one by one; "
-            f"{format_bytes(dense_runs.serialized_bytes)} after run_optimize()",
-            "verdict": "depends",
-            "why": "Right for bitsets, but a full chunk is one run: run containers (seed 000 "
-            "lists them, seed 003 forgets them) make it 600 times smaller.",
-        },
-        {
-            **base,
-            "id": "003-roaring-sparse-240mb",
-            "seed": "003",
-            "section": "Roaring",
-            "claim": "1.2 × 10^8 random IDs over 2^32: ~1,830 a chunk, array containers, 240 MB, "
-            "more than the Bloom filter's 137 MiB.",
-            "seed_figure": "240 MB > 137 MiB",
-            "ours": f"{sparse.serialized_bytes / 1e6:.1f} MB "
-            f"({format_bytes(sparse.serialized_bytes)}) vs {format_bytes(bloom_bytes)}",
-            "verdict": "correct",
-            "why": "Two bytes a value plus 8 bytes a container; runs do not help random IDs.",
-        },
-        {
-            **base,
-            "id": "003-roaring64",
-            "seed": "003",
-            "section": "Roaring",
-            "claim": "Roaring64 handles 64-bit IDs, but the memory advantage is mostly gone.",
-            "seed_figure": "advantage gone",
-            "ours": f"{snow['bitmap64_bytes'] / snow['ids']:.1f} B per snowflake ID "
-            f"(BitMap64); {snow['dense_bytes'] / snow['ids']:.2f} B re-mapped to dense "
-            "32-bit IDs",
-            "verdict": "correct",
-            "why": "Snowflake IDs put almost every ID in its own chunk: a container and its "
-            "headers per ID.",
-        },
-        {
-            **base,
-            "id": "003-roaring-window-or",
-            "seed": "003",
-            "section": "closing",
-            "claim": "Seven daily Roaring bitmaps can be ORed in process, with no network round "
-            "trips.",
-            "seed_figure": "7 × OR in memory",
-            "ours": f"{format_duration(window['in process'])} in process vs "
-            f"{format_duration(window['from Redis'])} fetched from Redis (reference run)",
-            "verdict": "correct",
-            "why": "Once the days are in memory the union is a few milliseconds; fetching them "
-            "is what costs.",
-        },
-    ]
