@@ -1,19 +1,32 @@
-"""Write src/setlab/data/bulk-load.json: the bulk-load benchmark on this machine's live Redis.
+"""Write src/setlab/data/bulk-load.json: seed 002's bulk load, every strategy, on a real Redis.
 
     .venv/bin/python scripts/measure_bulk_load.py [--scale 1]
 
-Runs benchmarks/bulk_load.py with --save (needs a redis-server and redis-benchmark binary).
+Starts a private redis-server (needs the redis-server and redis-benchmark binaries), runs
+:func:`setlab.lab.bulk_load.measure` and stores the result as the reference run the chapter
+sharded-bloom shows. ``benchmarks/bulk_load.py`` prints the same table without saving it.
 """
 
 from __future__ import annotations
 
-import runpy
-import sys
-from pathlib import Path
+import argparse
+
+import setlab
+from setlab.lab import bulk_load, reference
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply the sample sizes")
+    args = parser.parse_args(argv)
+    lab = setlab.connect("bulk-load", backend="live")
+    try:
+        out = bulk_load.measure(lab, args.scale)
+    finally:
+        lab.cleanup()
+    path = reference.save(bulk_load.REFERENCE, out["rows"], lab, **out["facts"])
+    print("wrote", path)
+
 
 if __name__ == "__main__":
-    sys.argv = [sys.argv[0], "--save", *sys.argv[1:]]
-    runpy.run_path(
-        str(Path(__file__).resolve().parents[1] / "benchmarks" / "bulk_load.py"),
-        run_name="__main__",
-    )
+    main()

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from setlab.lab import loading
-from setlab.models.bloom import BloomLayout, BloomSimulator, RedisBloomFilter
+from setlab.lab.bloom_filter import RedisBloomFilter
+from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 
 
 def _expected(layout: BloomLayout, items: np.ndarray) -> list[bytes]:

@@ -1,211 +1,186 @@
-"""LEGACY claims split out of the old claims.py: convert to Figures + claims (see
-setlab.render.claims), then delete this note."""
+"""Chapter bloom-basics: how a Bloom filter works, and one that cannot (seed 004 §3–4, 002 intro).
+
+Seed 002's traffic and population, the chapter's picture of a 32-bit filter, the payoff table,
+the figures (formulas of :mod:`setlab.models.bloom`, the simulator of
+:mod:`setlab.models.bloom_sim`, and two tiny deterministic experiments of
+:mod:`setlab.lab.bloom_filter` on an embedded fakeredis lab: they give the same answers on every
+backend) and the chapter's claims. The rates of seed 002's fixed layout come from the chapter
+nk-vs-m-saturation, which works them out.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING, TypeVar
 
-from setlab.core.units import format_bytes, format_duration
+from setlab.chapters import nk_vs_m_saturation as nk
+from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
-from setlab.render.claims import Verdict
+from setlab.lab.bloom_filter import LookupRun, Seed004Check, openid_lookups, seed004_check
+from setlab.models import bloom
+from setlab.models.bloom import format_rate
+from setlab.models.bloom_sim import BloomLayout, BloomSimulator
+from setlab.render.claims import Figures, Verdict
 
-CLAIMS: list = []
-# -- chapters "Bloom basics", "n·k vs m", "Sharded Bloom" ----------------------------------------
+FIGURES = Figures("bloom-basics")
+
+#: Seed 002 (intro): lookups reaching MySQL a day, the share for openids that do not exist, and
+#: the openids the filter must hold.
+SEED_002_DAILY, SEED_002_MISS_SHARE, SEED_002_MEMBERS = 10_000_000, 0.30, 800_000_000
+#: The target rates of the payoff table.
+PAYOFF_RATES = (0.1, 0.01, 0.001, 0.0001)
+#: The picture: a 32-bit filter, 3 hashes, three items.
+DEMO_BITS, DEMO_K, DEMO_NAMES = 32, 3, ("alice", "bob", "carol")
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+T = TypeVar("T")
 
 
-def _bl() -> dict:
-    from setlab.models import bloom
-
-    return bloom.claim_figures()
+# -- the picture ----------------------------------------------------------------------------------
 
 
-def _rate(p: float) -> str:
-    from setlab.models.bloom import format_rate
+@dataclass(frozen=True)
+class Demo:
+    """Three items in a 32-bit filter, a stranger it rejects and one it wrongly accepts."""
 
-    return format_rate(p)
+    layout: BloomLayout
+    positions: dict[str, list[int]]  #: each item's k bit positions
+    stranger: str  #: the first ``user-<i>`` the filter answers "no" for
+    liar: str  #: the first ``user-<i>`` the filter answers "maybe" for: a false positive
+
+    def query(self, item: str) -> list[int]:
+        """The bit positions of ``item``."""
+        return self.layout.locate([item])[1][0].tolist()
+
+    @property
+    def shared(self) -> list[int]:
+        """Bits that both alice and carol set."""
+        return sorted(set(self.positions["alice"]) & set(self.positions["carol"]))
 
 
 @cache
-def _seed004() -> dict:
-    from setlab.models import bloom
+def demo() -> Demo:
+    """The chapter's 32-bit filter with alice, bob and carol (pure: the simulator)."""
+    layout = BloomLayout(DEMO_BITS, DEMO_K)
+    sim = BloomSimulator(layout)
+    sim.add(list(DEMO_NAMES))
+    positions = {name: layout.locate([name])[1][0].tolist() for name in DEMO_NAMES}
+    stranger = next(f"user-{i}" for i in range(1000) if not sim.contains([f"user-{i}"])[0])
+    liar = next(f"user-{i}" for i in range(100_000) if sim.contains([f"user-{i}"])[0])
+    return Demo(layout, positions, stranger, liar)
 
-    lab = backend.connect("claims-bloom-basics", backend="fake", quiet=True)
+
+def demo_figure() -> Figure:
+    """The picture: the filter queried by the stranger (a 0 bit: "no") and by the liar."""
+    from setlab.render.bloom_diagram import filter_figure  # matplotlib only when drawing
+
+    d = demo()
+    return filter_figure(
+        DEMO_BITS,
+        d.positions,
+        [
+            (f"query {d.stranger!r}: a 0 bit, so 'no'", d.query(d.stranger)),
+            (f"query {d.liar!r}: all bits 1, so 'maybe' (false positive)", d.query(d.liar)),
+        ],
+        title="Adding sets k = 3 bits per item; a query reads its k bits",
+    )
+
+
+# -- the payoff for seed 002 ----------------------------------------------------------------------
+
+
+def payoff_markdown() -> str:
+    """Memory, k and MySQL queries let through a day, for seed 002 at each :data:`PAYOFF_RATES`."""
+    misses = SEED_002_DAILY * SEED_002_MISS_SHARE
+    lines = [
+        "| target rate | memory for 8e8 | k | wasted MySQL queries / day | of misses blocked |",
+        "|---|---|---|---|---|",
+    ]
+    for p in PAYOFF_RATES:
+        sizing = bloom.size_for(SEED_002_MEMBERS, p)
+        lines.append(
+            f"| {format_rate(p)} | {format_bytes(sizing.bytes)} | {sizing.k} | "
+            f"{format_count(misses * p)} | {format_rate(1 - p, digits=5)} |"
+        )
+    return "\n".join(lines)
+
+
+# -- the experiments, on an embedded lab (the same answers on every backend) ----------------------
+
+
+def _on_embedded_lab(experiment: Callable[[backend.Lab], T]) -> T:
+    lab = backend.connect("figures-bloom-basics", backend="fake", quiet=True)
     lab.cleanup()
     try:
-        return bloom.seed004_check(lab)
+        return experiment(lab)
     finally:
         lab.cleanup()
 
 
-def _ld() -> dict:
-    from setlab.lab import loading
-
-    return loading.claim_figures()
-
-
-def _hours(seconds: float) -> str:
-    return format_duration(seconds) if seconds < 3600 else f"{seconds / 3600:.3g} h"
+@cache
+def openid_run() -> LookupRun:
+    """:func:`setlab.lab.bloom_filter.openid_lookups` at its default size, on the embedded lab."""
+    return _on_embedded_lab(lambda lab: openid_lookups(lab, miss_share=SEED_002_MISS_SHARE))
 
 
-CLAIMS += [
-    Claim(
-        "002-30pct-misses", "002", "intro", "bloom-basics",
-        "30% of the 10 million daily lookups ask for openids that do not exist: about 3 million "
-        "wasted MySQL queries a day, which a Bloom filter can stop.",
-        "3M wasted queries/day",
-        lambda: (
-            f"{_bl()['misses_per_day']:,.0f}; a 1% filter for 8 × 10^8 openids costs "
-            f"{format_bytes(_bl()['members_1pct_bytes'])} and lets "
-            f"{_bl()['misses_left_1pct']:,.0f} a day through"
-        ),
-        Verdict.CORRECT,
-        "The filter pays for itself when a MySQL miss costs more than a Redis lookup.",
-    ),
-    Claim(
-        "002-error-k-m", "002", "intro", "bloom-basics",
-        "The false-positive rate depends on the number of hash functions and the bit array's "
-        "length.",
-        "k and m",
-        lambda: (
-            f"on k, m and n: 2^17 bits, k = 10: {_rate(_bl()['fix_rate_real'])} at 8 × 10^8 "
-            f"items over 2^17 keys, {_rate(_bl()['fix_rate_planned'])} at 2 × 10^9"
-        ),
-        Verdict.IMPRECISE,
-        "It also depends on how many items are in (the fill k·n/m): the same k and m go from "
-        "fine to useless as n grows.",
-    ),
-    Claim(
-        "004-java-bloom-works", "004", "§3", "bloom-basics",
-        "The Java BloomFilter (size 10,000, 3 hash functions) answers contains(\"element4\") "
-        "= false after adding element1–3.",
-        "element4 → false",
-        lambda: (
-            f"element4 → {_seed004()['element4']}; {_seed004()['strangers_present']} of "
-            f"{_seed004()['strangers']} never-added strings present; {_seed004()['bits_set']} "
-            "bits set in all"
-        ),
-        Verdict.WRONG,
-        "Its 'hash functions' are random numbers drawn once and never look at the element: "
-        "every add sets the same bits.",
-    ),
-    Claim(
-        "002-15-hashes-over-50pct", "002", "§6", "nk-vs-m-saturation",
-        "15 hashes with about 30,000 items in a 2^17-bit container give over 50% false "
-        "positives.",
-        "over 50%",
-        lambda: (
-            f"{_rate(_bl()['plan_rate'])} ({_bl()['per_plan']:,} items a container, "
-            f"{_rate(_bl()['plan_fill'])} of the bits set)"
-        ),
-        Verdict.CORRECT,
-        "At k·n/m ≈ 3.5 the container is nearly full, and every probe finds a set bit.",
-    ),
-    Claim(
-        "002-15-hashes-0.1pct", "002", "§6", "nk-vs-m-saturation",
-        "15 hashes give a 0.1% error for that container (the answer ChatGPT gave).",
-        "15 hashes → 0.1%",
-        lambda: (
-            f"best k is {_bl()['plan_best_k']}, reaching {_rate(_bl()['plan_best_rate'])}; "
-            f"0.1% needs {_bl()['plan_bits_for_0.1pct']:,} bits a container"
-        ),
-        Verdict.WRONG,
-        "No k reaches 0.1% at about 4.3 bits per item: the container is too small, not the "
-        "hashes too few.",
-    ),
-    Claim(
-        "002-nk-le-m", "002", "§6", "nk-vs-m-saturation",
-        "n·k must not exceed m (or not by much).",
-        "n·k ≤ m",
-        lambda: (
-            f"at n·k = m the filter is {_rate(_bl()['rule_fill'])} full and the rate is 0.632^k "
-            f"({_rate(_bl()['rule_rate_k10'])} at k = 10); the best load is n·k/m = ln 2 = "
-            f"{_bl()['best_load']:.2f}"
-        ),
-        Verdict.IMPRECISE,
-        "A ceiling, not a target: at the limit the filter is well past its best fill.",
-    ),
-    Claim(
-        "002-fix-verified", "002", "§7", "nk-vs-m-saturation",
-        "2^17 containers with 10 hashes give 0.1%, as the formula says and a test verified.",
-        "0.1%",
-        lambda: (
-            f"{_rate(_bl()['fix_rate_real'])} at the real 8 × 10^8; "
-            f"{_rate(_bl()['fix_rate_planned'])} at the planned 2 × 10^9"
-        ),
-        Verdict.DEPENDS,
-        "Right for the load tested, wrong for the load the layout was planned for.",
-    ),
-    Claim(
-        "003-sizing-137mib", "003", "sizing", "nk-vs-m-saturation",
-        "For 1.2 × 10^8 items at 1%: m ≈ 1.15 × 10^9 bits ≈ 137 MiB, 9.6 bits per item, k = 7.",
-        "137 MiB, 9.6 bits/item, k = 7",
-        lambda: (
-            f"{format_bytes(_bl()['s003_bytes'], 4)}, {_bl()['s003_bits_per_item']:.2f} bits "
-            f"per item, k = {_bl()['s003_k']}"
-        ),
-        Verdict.CORRECT,
-        "The textbook formulas, applied correctly.",
-    ),
-    Claim(
-        "003-overfill-15.7pct", "003", "坑一", "nk-vs-m-saturation",
-        "Sized for 10^8 items and filled with 2 × 10^8, the filter's rate is 15.7%.",
-        "15.7%",
-        lambda: (
-            f"{_rate(_bl()['overfill_rate'])} (m/n = {_bl()['overfill_bits_per_item']:.2f}, "
-            "k = 7)"
-        ),
-        Verdict.CORRECT,
-        "Past capacity the rate grows roughly like the load to the power k.",
-    ),
-    Claim(
-        "002-shard-high-bits", "002", "§4", "sharded-bloom",
-        "Shard the filter like a Roaring bitmap: the high bits of the hash pick one of 2^17 "
-        "keys of 2^17 bits, the low bits index inside it.",
-        "2^17 keys × 2^17 bits",
-        lambda: (
-            f"at 8 × 10^8 items the mean rate over shards is "
-            f"+{_bl()['shard_mean_excess']:.1%} above the rate at the mean load; the worst "
-            f"shard is typically {_bl()['shard_worst_ratio']:.1f}× the mean"
-        ),
-        Verdict.CORRECT,
-        "Random routing costs little on average; size shards for the fullest one.",
-    ),
-    Claim(
-        "002-pipeline-50x", "002", "§8", "sharded-bloom",
-        "A pipeline is 50 times faster than MULTI.",
-        "50×",
-        lambda: (
-            f"{_ld()['pipeline_vs_multi']:.0f}× on loopback (reference run, round trip "
-            f"{format_duration(_ld()['rtt'])}); 50× at a round trip of "
-            f"{format_duration(_ld()['rtt_for_50x'])}"
-        ),
-        Verdict.DEPENDS,
-        "Right against a MULTI that waits for +QUEUED after every command; the factor is set "
-        "by the network's round-trip time, not by Redis.",
-    ),
-    Claim(
-        "002-20-hours", "002", "§8", "sharded-bloom",
-        "Loading 8 × 10^8 openids × 10 hashes took about 20 hours, pipelined.",
-        "about 20 hours",
-        lambda: (
-            f"{_hours(_ld()['pipeline_seconds'])} pipelined from one Python client, "
-            f"{_hours(_ld()['local_seconds'])} built locally and written with SET (reference "
-            "run)"
-        ),
-        Verdict.DEPENDS,
-        "Slow for the hardware: batch and pipeline harder, or build the bitmaps locally.",
-    ),
-    Claim(
-        "003-8000-filters-380mb", "003", "sizing", "sharded-bloom",
-        "8000 per-campaign filters, each reserved for its own peak, take 380 MB against "
-        "137 MiB for one filter: about 35% utilisation, 2.8 times the memory.",
-        "380 MB vs 137 MiB, ~35%, 2.8×",
-        lambda: (
-            f"{format_bytes(_bl()['campaign_bytes'])} vs {format_bytes(_bl()['shared_bytes'])}"
-            f" = {_bl()['campaign_ratio']:.2f}×, {_bl()['utilisation']:.0%} utilisation "
-            "(campaign model)"
-        ),
-        Verdict.CORRECT,
-        f"The explanation holds; 380 MB / 137 MiB is {380e6 / (137 * 2**20):.2f}×, not 2.8×.",
-    ),
-]  # fmt: skip
+@cache
+def seed004() -> Seed004Check:
+    """Seed 004's own test (:func:`setlab.lab.bloom_filter.seed004_check`), on the embedded lab."""
+    return _on_embedded_lab(seed004_check)
+
+
+# -- figures --------------------------------------------------------------------------------------
+
+FIGURES.add("bb-stranger", lambda: demo().stranger)
+FIGURES.add("bb-liar", lambda: demo().liar)
+FIGURES.add("bb-shared", lambda: ", ".join(map(str, demo().shared)))
+FIGURES.add("bb-wasted", lambda: format_count(SEED_002_DAILY * SEED_002_MISS_SHARE))
+FIGURES.add("bb-mem-1", lambda: format_bytes(bloom.size_for(SEED_002_MEMBERS, 0.01).bytes))
+FIGURES.add("bb-mem-01", lambda: format_bytes(bloom.size_for(SEED_002_MEMBERS, 0.001).bytes))
+FIGURES.add("bb-left-1", lambda: format_count(SEED_002_DAILY * SEED_002_MISS_SHARE * 0.01))
+FIGURES.add("bb-run-through", lambda: format_rate(openid_run().through_rate))
+FIGURES.add("bb-run-expected", lambda: format_rate(openid_run().expected_rate))
+FIGURES.add("bb-fix-8e8", lambda: nk.FIGURES["nk-fix-8e8"])
+FIGURES.add("bb-fix-2e9", lambda: nk.FIGURES["nk-fix-2e9"])
+FIGURES.add("bb-java-element4", lambda: str(seed004().element4))
+FIGURES.add("bb-java-present", lambda: str(seed004().strangers_present))
+FIGURES.add("bb-java-strangers", lambda: str(seed004().strangers))
+FIGURES.add("bb-java-bits", lambda: str(seed004().bits_set))
+
+# -- claims ---------------------------------------------------------------------------------------
+
+FIGURES.claim(
+    "002-30pct-misses", "002", "intro",
+    "30% of the 10 million daily lookups ask for openids that do not exist: about 3 million "
+    "wasted MySQL queries a day, which a Bloom filter can stop.",
+    "3M wasted queries/day",
+    "{bb-wasted}; a 1% filter for 8 × 10^8 openids costs {bb-mem-1} and lets {bb-left-1} a day "
+    "through",
+    Verdict.CORRECT,
+    "The filter pays for itself when a MySQL miss costs more than a Redis lookup.",
+)  # fmt: skip
+FIGURES.claim(
+    "002-error-k-m", "002", "intro",
+    "The false-positive rate depends on the number of hash functions and the bit array's length.",
+    "k and m",
+    "on k, m and n: 2^17 bits, k = 10: {bb-fix-8e8} at 8 × 10^8 items over 2^17 keys, "
+    "{bb-fix-2e9} at 2 × 10^9",
+    Verdict.IMPRECISE,
+    "It also depends on how many items are in (the fill k·n/m): the same k and m go from fine to "
+    "useless as n grows.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-java-bloom-works", "004", "§3",
+    'The Java BloomFilter (size 10,000, 3 hash functions) answers contains("element4") = false '
+    "after adding element1–3.",
+    "element4 → false",
+    "element4 → {bb-java-element4}; {bb-java-present} of {bb-java-strangers} never-added strings "
+    "present; {bb-java-bits} bits set in all",
+    Verdict.WRONG,
+    "Its 'hash functions' are random numbers drawn once and never look at the element: every add "
+    "sets the same bits.",
+)  # fmt: skip

@@ -2,8 +2,8 @@
 
 Seed 002 (§8) loaded 8 × 10^8 openids × 10 hashes = 8 × 10^9 bit writes, says pipelining was
 "50× faster than MULTI", and that the pipelined load took about 20 hours. This module loads the
-same items into the same :class:`setlab.models.bloom.BloomLayout` in each of these ways, so their times
-can be compared and their results checked byte for byte:
+same items into the same :class:`setlab.models.bloom_sim.BloomLayout` in each of these ways, so
+their times can be compared and their results checked byte for byte:
 
 ``one-by-one``
     ``SETBIT`` per bit, waiting for each reply: one network round trip per bit.
@@ -18,8 +18,8 @@ can be compared and their results checked byte for byte:
     the bits sorted by key, then one ``BITFIELD key SET u1 o1 1 SET u1 o2 1 …`` per key per batch:
     many bits per command.
 ``local``
-    the bitmaps built in numpy (:class:`setlab.models.bloom.BloomSimulator`'s bit order) and each shard
-    written whole with one ``SET``.
+    the bitmaps built in numpy (:class:`setlab.models.bloom_sim.BloomSimulator`'s bit order) and
+    each shard written whole with one ``SET``.
 
 Commands are encoded to RESP by a vectorised numpy encoder, so that the Python client is not
 what is measured, and sent over a plain socket to a real Redis (through redis-py's connection on
@@ -31,6 +31,9 @@ pipelined command. The ratio of a round-trip-per-bit mode to a pipelined one is 
 ``(RTT + c) / (RTT / b + c)``: it grows with the network's round-trip time, which is why the
 same comparison gives different ratios on loopback, in a data centre and across regions
 (:func:`speedup_from_rtt`, :func:`rtt_for_speedup`).
+
+The benchmark of seed 002's load (every strategy on one server, with ``redis-benchmark`` as the
+ceiling) and its stored reference run are in :mod:`setlab.lab.bulk_load`.
 """
 
 from __future__ import annotations
@@ -45,8 +48,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from setlab.core.progress import Progress
 from setlab.core.validate import check_int as _int
-from setlab.models.bloom import BloomLayout, Progress
+from setlab.models.bloom_sim import BloomLayout
 
 if TYPE_CHECKING:
     from setlab.lab.backend import Lab
@@ -266,7 +270,8 @@ def load(
     progress: bool = False,
     block_bits: int = 2**30,
 ) -> LoadResult:
-    """Load ``items`` into the filter ``name`` (keys as :class:`setlab.models.bloom.RedisBloomFilter`).
+    """Load ``items`` into the filter ``name``, keys as a
+    :class:`setlab.lab.bloom_filter.RedisBloomFilter` of that name would have them.
 
     ``batch``: bit writes per round trip (``multi-roundtrip``: per transaction; ignored by
     ``one-by-one`` and ``local``). ``block_bits``: the most bits ``local`` holds in memory at once
@@ -497,28 +502,3 @@ def redis_benchmark(
         with contextlib.suppress(ValueError, IndexError):
             return float(cells[1])
     raise RuntimeError(f"could not read redis-benchmark's output: {out[:300]!r}")
-
-
-# -- the field report's claims (the figures setlab.chapters.claims checks them against) --------------------
-
-
-def claim_figures() -> dict[str, Any]:
-    """Seed 002 §8's bulk load, from the stored reference run (``src/setlab/data/bulk-load.json``):
-    the best pipeline against MULTI with a round trip per command, the round-trip time at which
-    batches of 1,000 are 50× faster, and the time to set 8 × 10^9 bits pipelined and built
-    locally. The same on every machine."""
-    from setlab.lab import reference
-
-    ref = reference.load("bulk-load")
-    rows = {(r["strategy"], r["batch"]): r for r in ref["rows"]}
-    best = max((r for r in ref["rows"] if r["strategy"] == "pipeline"),
-               key=lambda r: r["bits_per_second"])  # fmt: skip
-    multi = rows[("multi-roundtrip", 1000)]
-    return {
-        "pipeline_vs_multi": best["bits_per_second"] / multi["bits_per_second"],
-        "rtt_for_50x": rtt_for_speedup(50, 1 / best["bits_per_second"], 1000),
-        "pipeline_seconds": best["seed_002_seconds"],
-        "local_seconds": rows[("local", None)]["seed_002_seconds"],
-        "rtt": ref["rtt_seconds"],
-        "measured": ref["measured"],
-    }

@@ -1,0 +1,111 @@
+"""The helpers of the Bloom chapters' modules (bloom-basics, nk-vs-m-saturation, sharded-bloom):
+the picture, the tables and the models the pages call, against values worked out here."""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib import resources
+
+import matplotlib
+import numpy as np
+import pytest
+
+from setlab.chapters import bloom_basics, sharded_bloom
+from setlab.chapters import nk_vs_m_saturation as nk
+
+matplotlib.use("Agg")
+
+
+# -- bloom-basics ---------------------------------------------------------------------------------
+
+
+def test_the_pictures_stranger_finds_a_zero_bit_and_its_liar_only_ones():
+    demo = bloom_basics.demo()
+    ones = {p for positions in demo.positions.values() for p in positions}
+    assert not set(demo.query(demo.stranger)) <= ones
+    assert set(demo.query(demo.liar)) <= ones and demo.liar not in bloom_basics.DEMO_NAMES
+    assert demo.shared == sorted(set(demo.positions["alice"]) & set(demo.positions["carol"]))
+    assert all(len(p) == bloom_basics.DEMO_K for p in demo.positions.values())
+
+
+def test_the_picture_is_one_panel_per_query():
+    import matplotlib.pyplot as plt
+
+    fig = bloom_basics.demo_figure()
+    assert len(fig.axes) == 2 and all(len(ax.patches) == 32 for ax in fig.axes)
+    plt.close(fig)
+
+
+def test_the_payoff_table_prices_seed_002_at_each_rate():
+    lines = bloom_basics.payoff_markdown().splitlines()
+    assert len(lines) == 2 + len(bloom_basics.PAYOFF_RATES)
+    one_percent = next(line for line in lines if line.startswith("| 1% |"))
+    mib = -8e8 * math.log(0.01) / math.log(2) ** 2 / 8 / 2**20  # by hand: 914 MiB
+    assert f"| {mib:.0f} MiB | 7 | 30,000 |" in one_percent
+
+
+def test_the_figures_run_seed_004s_test_and_the_lookups_once():
+    assert bloom_basics.seed004() is bloom_basics.seed004()  # cached: one embedded run
+    assert bloom_basics.openid_run().lookups == 4_000
+
+
+# -- nk-vs-m-saturation ---------------------------------------------------------------------------
+
+
+def test_the_plan_has_thirty_thousand_items_a_container():
+    plan = nk.plan()
+    assert plan.per_container == 30_518 == nk.per_plan_container()  # 2e9 / 65,536 = 30,517.6
+    assert plan.fill == pytest.approx(1 - math.exp(-15 * 30_518 / 2**17), rel=1e-4)
+    assert plan.best_k == 3
+
+
+def test_the_fix_rows_are_the_planned_load_then_the_real_one():
+    planned, real = nk.fix(queries=10_000)
+    assert (planned.total, real.total) == (2e9, 8e8)
+    assert real.per_container == pytest.approx(6_103.5, abs=0.1)
+    assert planned.formula > 0.001 > real.formula
+
+
+def test_the_overfill_is_simulated_at_twice_a_small_filters_capacity():
+    over = nk.overfill(capacity=10_000, queries=20_000)
+    assert over.bits == math.ceil(-10_000 * math.log(0.01) / math.log(2) ** 2)
+    assert 0.12 < over.simulated < 0.20  # the formula's 15.7%, within sampling noise
+    assert nk.overfill_bits() == math.ceil(-1e8 * math.log(0.01) / math.log(2) ** 2)
+    assert nk.seed_003_sizing().k == 7
+
+
+# -- sharded-bloom --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"), [(0.5, "500 ms"), (441.0, "441 s"), (7200.0, "2 h"), (9288.0, "2.58 h")]
+)
+def test_load_times_switch_to_hours_past_an_hour(seconds, text):
+    assert sharded_bloom.format_hours(seconds) == text
+
+
+def test_the_shard_spread_matches_sampled_routings():
+    spread = sharded_bloom.shard_spread()
+    rng = np.random.default_rng(1)
+    maxima = [rng.multinomial(int(8e8), np.full(2**17, 2.0**-17)).max() for _ in range(9)]
+    assert abs(spread.worst_load - np.median(maxima)) < 30
+    assert spread.mean_load == pytest.approx(8e8 / 2**17)
+    assert 0 < spread.excess < 0.01 and 1.3 < spread.worst_ratio < 1.8
+
+
+def test_the_campaign_model_draws_thirty_days_of_eight_thousand_campaigns():
+    daily = sharded_bloom.CAMPAIGNS.daily()
+    assert daily.shape == (30, 8000)
+    assert daily.sum(axis=1).mean() == pytest.approx(1.2e8, rel=0.1)
+    own = sharded_bloom.campaigns()
+    assert own.ratio == pytest.approx(own.per_campaign / own.shared)
+    steadier = sharded_bloom.campaign_sweep([0.1])[0]
+    assert steadier.ratio < own.ratio and steadier.utilisation > own.utilisation
+
+
+def test_the_strategy_table_has_a_row_per_stored_run_row():
+    raw = json.loads((resources.files("setlab") / "data" / "bulk-load.json").read_text())
+    lines = sharded_bloom.strategies_markdown().splitlines()
+    assert len(lines) == 2 + len(raw["rows"])
+    assert sharded_bloom.seed_002_rate() == pytest.approx(8e9 / (20 * 3600))

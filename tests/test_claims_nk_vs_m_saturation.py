@@ -1,0 +1,63 @@
+"""Claims of the chapter nk-vs-m-saturation: every verdict re-derived from an independent
+criterion (the classic formula written out here, and seed 003's own numbers)."""
+
+from __future__ import annotations
+
+import math
+
+from setlab.chapters import nk_vs_m_saturation as chapter
+from setlab.render.claims import Claim, Verdict
+
+
+def _claim(claim_id: str) -> Claim:
+    return {c.id: c for c in chapter.FIGURES.claims}[claim_id]
+
+
+def _p(n: float, m: float, k: int) -> float:
+    """The classic false-positive rate (1 - e^(-kn/m))^k, written out here, not imported."""
+    return (1 - math.exp(-k * n / m)) ** k
+
+
+def test_seed_002_plan_gives_over_half_false_positives():
+    m, per = 2**17, 2e9 / 2**16
+    assert _claim("002-15-hashes-over-50pct").verdict is Verdict.CORRECT
+    assert _p(per, m, 15) > 0.5
+
+
+def test_no_k_reaches_a_tenth_of_a_percent_in_the_planned_container():
+    m, per = 2**17, 2e9 / 2**16
+    assert _claim("002-15-hashes-0.1pct").verdict is Verdict.WRONG
+    assert min(_p(per, m, k) for k in range(1, 40)) > 0.001
+
+
+def test_seed_002_fix_holds_at_the_real_load_only():
+    m = 2**17
+    assert _claim("002-fix-verified").verdict is Verdict.DEPENDS
+    assert _p(8e8 / 2**17, m, 10) < 0.001 < _p(2e9 / 2**17, m, 10)
+
+
+def test_nk_equal_m_is_past_the_best_load():
+    assert _claim("002-nk-le-m").verdict is Verdict.IMPRECISE
+    n, m = 1000, 10_000  # 10 bits an item: the rule allows k = 10
+    best = min(range(1, 20), key=lambda k: _p(n, m, k))
+    assert best * n < m and _p(n, m, 10) > 1.2 * _p(n, m, best)
+
+
+def test_seed_003_sizing_is_the_textbook_formula():
+    assert _claim("003-sizing-137mib").verdict is Verdict.CORRECT
+    m = -1.2e8 * math.log(0.01) / math.log(2) ** 2
+    assert round(m / 8 / 2**20) == 137 and round(m / 1.2e8 * math.log(2)) == 7
+    assert round(m / 1.2e8, 1) == 9.6
+
+
+def test_seed_003_overfill_gives_its_15_7_percent():
+    assert _claim("003-overfill-15.7pct").verdict is Verdict.CORRECT
+    assert abs(_p(2e8, 1e8 * 9.585, 7) - 0.157) < 0.001
+
+
+def test_the_plans_simulation_agrees_with_the_formula():
+    # 64 containers at 30,518 items each, k = 15: the measured rate on 200,000 queries lies
+    # within 4 standard deviations of the classic formula's
+    plan = chapter.plan()
+    expected = _p(plan.per_container, 2**17, 15)
+    assert abs(plan.simulated - expected) < 4 * math.sqrt(expected * (1 - expected) / 200_000)
