@@ -1,4 +1,4 @@
-"""setlab.models.bitmap: offsets, the sds/jemalloc memory model, and the sweep helpers."""
+"""setlab.models.bitmap: offsets, the sds/jemalloc memory model, and the offset sweep."""
 
 from __future__ import annotations
 
@@ -105,21 +105,3 @@ def test_log_spaced_offsets_span_the_range_without_duplicates():
         bitmap.log_spaced_offsets(10, 5)
     with pytest.raises(ValueError):
         bitmap.log_spaced_offsets(1, 10, count=1)
-
-
-def test_median_by_offset_collapses_runs():
-    rows = [
-        {"offset": 8, "strlen": 2, "memory_usage": 56, "model": 56, "server_us": s,
-         "client_ms": 1.0, "second_client_ms": 0.1}
-        for s in (1.0, 5.0, 3.0)
-    ]  # fmt: skip
-    (summary,) = bitmap.median_by_offset(rows)
-    assert summary["server_us"] == 3.0
-    assert (summary["server_us_min"], summary["server_us_max"], summary["runs"]) == (1.0, 5.0, 3)
-
-
-def test_first_write_on_fakeredis_reports_no_server_time(fake_lab):
-    write = bitmap.first_write(fake_lab, 10_000)
-    assert write.strlen == bitmap.bytes_for_offset(10_000)
-    assert write.memory_usage is None and write.server_us is None
-    assert fake_lab.keys() == []

@@ -1,34 +1,90 @@
-"""Claims of the chapter string-plus-set: every verdict re-derived from an independent criterion."""
+"""Claims of the chapter string-plus-set: every verdict re-derived from an independent criterion.
+
+References: the embedded fakeredis's replies for the race and the missing key, and Redis 7.0's
+object layout written out by hand (intset.c: 8 bytes per 64-bit member; sizeof(robj) = 16,
+sizeof(dictEntry) = 24; a bitmap of N bits is N/8 bytes).
+"""
 
 from __future__ import annotations
 
-from setlab.chapters.claims import Verdict
+import numpy as np
 
-from setlab.chapters import claims
-from setlab.models import bitmap
+from setlab.chapters import string_plus_set as chapter
+from setlab.core.units import format_bytes
+from setlab.lab import like_service
+from setlab.render.claims import Verdict
 
+CLAIMS = {c.id: c for c in chapter.FIGURES.claims}
 MiB = 2**20
+#: Redis 7.0, 64-bit: bytes one more 64-bit member adds to an intset (intset.c, INTSET_ENC_INT64)
+INTSET_MEMBER = 8
+#: The least a brand-new one-member set key can cost: robj + dictEntry + the smallest jemalloc
+#: class for its key name (8 B) + an intset header and one member (8 + 8 B).
+NEW_KEY_AT_LEAST = 16 + 24 + 8 + 16
 
 
-def _by_id(claim_id: str) -> claims.Claim:
-    (claim,) = [c for c in claims.CLAIMS if c.id == claim_id]
-    return claim
+def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
+    assert set(CLAIMS) == {
+        "000-sadd-atomic", "000-reload-on-null", "000-set-1e4-80kb", "000-set-1e8-2gb",
+        "000-bitmap-1e8-12mb",
+    }  # fmt: skip
 
 
-def test_string_plus_set_claims(fake_lab):
-    from setlab.lab import like_service
-
+def test_sadd_is_atomic_but_the_seeds_like_double_counts(fake_lab):
+    assert CLAIMS["000-sadd-atomic"].verdict is Verdict.WRONG
     service = like_service.LikeService(fake_lab, like_service.LikeStore())
-    assert _verdict("000-sadd-atomic") is Verdict.WRONG
     assert like_service.forced_double_count(service) == (1, 2)
-    assert _verdict("000-reload-on-null") is Verdict.WRONG
+    assert "1 member, counter 2" in CLAIMS["000-sadd-atomic"].our_figure()
+
+
+def test_a_missing_set_replies_zero_not_null(fake_lab):
+    assert CLAIMS["000-reload-on-null"].verdict is Verdict.WRONG
+    assert fake_lab.r.exists(fake_lab.key("missing")) == 0
     assert fake_lab.r.sismember(fake_lab.key("missing"), "x") == 0
-    assert _verdict("000-set-1e4-80kb") is Verdict.CORRECT
-    assert abs(like_service.likers_memory(10_000, new_keys=False) / 80_000 - 1) < 0.1
-    assert _verdict("000-set-1e8-2gb") is Verdict.IMPRECISE
-    low = like_service.likers_memory(10**8, new_keys=False)
-    high = like_service.likers_memory(10**8, new_keys=True)
-    assert low < 0.5 * 2e9 and high > 2 * 2e9  # 2 GB is neither reading
-    assert _verdict("000-bitmap-1e8-12mb") is Verdict.IMPRECISE
-    assert bitmap.first_setbit_memory_usage(10**8 - 1) < 13 * MiB
-    assert bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET) > 40 * 12 * MiB
+    assert CLAIMS["000-reload-on-null"].our_figure().endswith("replies 0")
+
+
+def test_80_kb_for_10_000_users_is_the_marginal_intset_cost():
+    assert CLAIMS["000-set-1e4-80kb"].verdict is Verdict.CORRECT
+    marginal = 10_000 * INTSET_MEMBER
+    assert abs(marginal / 80_000 - 1) < 0.1
+    assert like_service.likers_memory(10_000, new_keys=False) == marginal
+    assert chapter.FIGURES["sps-1e4-marginal"] == format_bytes(marginal)
+
+
+def test_2_gb_for_100_million_users_is_neither_reading():
+    assert CLAIMS["000-set-1e8-2gb"].verdict is Verdict.IMPRECISE
+    low = 10**8 * INTSET_MEMBER
+    high_at_least = 10**8 * NEW_KEY_AT_LEAST
+    assert low < 0.5 * 2e9 and high_at_least > 2 * 2e9  # 2 GB is neither reading
+    assert like_service.likers_memory(10**8, new_keys=False) == low
+    assert like_service.likers_memory(10**8, new_keys=True) >= high_at_least
+    assert "redis-set-memory" in CLAIMS["000-set-1e8-2gb"].also
+
+
+def test_12_mb_for_the_bitmap_needs_dense_ids():
+    claim = CLAIMS["000-bitmap-1e8-12mb"]
+    assert claim.verdict is Verdict.IMPRECISE
+    dense_bytes = 10**8 // 8  # one bit per user, users numbered from 0
+    hashed_bytes = 2**32 // 8  # hashed ids reach the largest offset
+    assert abs(dense_bytes / 12e6 - 1) < 0.1
+    assert hashed_bytes > 40 * 12 * MiB
+    assert chapter.FIGURES["sps-bitmap-hashed"] == "640 MiB"  # 512 MiB in jemalloc's class
+    assert "redis-set-memory" in claim.also
+
+
+def test_the_memory_table_and_the_prose_read_the_same_rows():
+    table = chapter.likers_table()
+    for name in ("sps-1e4-marginal", "sps-1e8-marginal", "sps-1e8-newkeys", "sps-1e8-bitmap"):
+        assert f"| {chapter.FIGURES[name]} |" in table
+
+
+def test_sample_post_ids_are_snowflake_sized_and_seeded():
+    ids = chapter.sample_post_ids(np.random.default_rng(chapter.POST_ID_SEED), 5)
+    again = chapter.sample_post_ids(np.random.default_rng(chapter.POST_ID_SEED), 5)
+    assert ids == again and all(2**60 < i < 2**63 for i in ids)
+
+
+def test_the_sample_user_key_carries_no_classroom_user(monkeypatch):
+    monkeypatch.setenv("SETLAB_USER", "alice")
+    assert chapter.sample_user_key() == "setlab:string-plus-set:like:user:99:1"

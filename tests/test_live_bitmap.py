@@ -6,6 +6,8 @@ import random
 
 import pytest
 
+from setlab.lab import setbit
+from setlab.lab.reference import live_or_reference
 from setlab.models import bitmap
 
 pytestmark = pytest.mark.live
@@ -53,7 +55,7 @@ def test_memory_model_matches_memory_usage_for_growing_bitmaps(live_lab):
 
 
 def test_model_holds_at_the_largest_offset(live_lab):
-    write = bitmap.first_write(live_lab, bitmap.MAX_OFFSET)
+    write = setbit.first_write(live_lab, bitmap.MAX_OFFSET)
     assert write.strlen == 2**29
     assert (
         write.memory_usage
@@ -73,3 +75,17 @@ def test_redis_rejects_offsets_past_the_limit_with_the_documented_error(live_lab
             live_lab.r.setbit(live_lab.key("limit"), offset, 1)
     limit = int(live_lab.r.config_get("proto-max-bulk-len")["proto-max-bulk-len"])
     assert bitmap.max_offset(limit) == bitmap.MAX_OFFSET
+
+
+def test_another_client_waits_as_long_as_a_big_first_setbit(live_lab):
+    ref = setbit.SetbitReference.load()
+    measured = live_or_reference(
+        live_lab, lambda lab: setbit.stall_timeline(lab, 2**31), lambda: ref.timeline,
+        allocates=bitmap.bytes_for_offset(2**31), run_info=ref.run,
+    )  # fmt: skip
+    assert measured.live and measured.label.startswith("this run: Redis ")
+    timeline = measured.value
+    action_ms = timeline.action_end_ms - timeline.action_start_ms
+    assert timeline.worst_ms > 0.5 * action_ms  # one GET waited for most of the SETBIT
+    assert timeline.median_ms < timeline.worst_ms / 10
+    assert live_lab.keys() == []

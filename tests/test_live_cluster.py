@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from setlab.lab import cluster, stalls
+from setlab.models import cluster_slots, like_workload
 
 pytestmark = pytest.mark.live
 
@@ -24,11 +25,11 @@ def test_key_slot_equals_cluster_keyslot_for_random_and_tagged_keys(local_cluste
     keys = ["".join(rng.choice("abc{}:xyz0123") for _ in range(rng.randrange(1, 16)))
             for _ in range(3000)]  # fmt: skip
     keys += [f"{{user{i}}}:likes" for i in range(1000)]
-    assert local_cluster.keyslots(keys) == [cluster.key_slot(k) for k in keys]
+    assert local_cluster.keyslots(keys) == [cluster_slots.key_slot(k) for k in keys]
 
 
 def test_live_per_node_load_equals_the_routing_simulation(local_cluster):
-    user, content = stalls.like_events(3000, 1000, 50, 1.1, np.random.default_rng(3))
+    user, content = like_workload.like_events(3000, 1000, 50, 1.1, np.random.default_rng(3))
     client = local_cluster.client()
     local_cluster.reset_stats()
     pipe = client.pipeline()
@@ -36,18 +37,20 @@ def test_live_per_node_load_equals_the_routing_simulation(local_cluster):
         pipe.sadd(f"like:user:{u}", int(c))
         pipe.incr(f"like:count:{c}")
     pipe.execute()
-    assert local_cluster.commands_per_node() == stalls.per_node_commands(user, content)["set"]
+    assert (
+        local_cluster.commands_per_node() == like_workload.per_node_commands(user, content)["set"]
+    )
     # redis-py sends incr() as INCRBY key 1.
     assert (
         local_cluster.commands_per_node("incrby")
-        == stalls.per_node_commands(user, content)["set: INCR only"]
+        == like_workload.per_node_commands(user, content)["set: INCR only"]
     )
 
 
 def test_both_designs_run_live_exactly_as_simulated(local_cluster):
-    user, content = stalls.like_events(2000, 500, 40, 1.1, np.random.default_rng(5))
+    user, content = like_workload.like_events(2000, 500, 40, 1.1, np.random.default_rng(5))
     live = stalls.per_node_commands_live(local_cluster, user, content)
-    simulated = stalls.per_node_commands(user, content)
+    simulated = like_workload.per_node_commands(user, content)
     assert live == {d: simulated[d] for d in ("bitmap", "set")}
 
 

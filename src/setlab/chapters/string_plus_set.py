@@ -1,84 +1,172 @@
-"""LEGACY claims split out of the old claims.py: convert to Figures + claims (see
-setlab.render.claims), then delete this note."""
+"""Chapter "String + Set: the fix, and its own bugs": its seed figures, claims and tables.
+
+Memory figures come from the models (:mod:`setlab.models.redis_memory`, exact against ``MEMORY
+USAGE`` on Redis 7.0.15 / jemalloc 5.3, and :mod:`setlab.models.bitmap`); the race and the
+missing-key reply come from a tiny deterministic run of :mod:`setlab.lab.like_service` on an
+embedded fakeredis, so the page reads the same on every backend.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from functools import cache
+
+import numpy as np
+
 from setlab.core.units import format_bytes
 from setlab.lab import backend, like_service
-from setlab.models import bitmap
-from setlab.render.claims import Verdict
+from setlab.models import bitmap, redis_memory
+from setlab.render.claims import Figures, Verdict
 
-CLAIMS: list = []
-# -- chapter "String + Set" ------------------------------------------------------------------------
+FIGURES = Figures("string-plus-set")
+
+#: Seeds the page's sample of one user's liked post ids (snowflake-sized integers).
+POST_ID_SEED = 7
+#: How many posts the sample user likes (below set-max-intset-entries: an intset).
+SAMPLE_LIKES = 300
+#: The seed's comparison (000 §7.5): one post liked by this many users.
+LIKER_COUNTS = (10_000, 100_000_000)
+#: Key of one post's bitmap in the seed's bitmap design.
+BITMAP_KEY = "like:bit:1:42"
 
 
-def _embedded_like_service() -> like_service.LikeService:
-    lab = backend.connect("claims-string-plus-set", backend="fake", quiet=True)
+def sample_post_ids(rng: np.random.Generator, count: int = SAMPLE_LIKES) -> list[int]:
+    """``count`` post ids a user liked: snowflake-sized integers near the seed's example id."""
+    return [int(x) for x in like_service.EXAMPLE_POST_ID + rng.integers(0, 10**12, size=count)]
+
+
+def sample_user_key() -> str:
+    """The sample user's set key as the page's :class:`~setlab.lab.like_service.LikeService`
+    names it (user 99), in the chapter's namespace without a classroom user: the figures price
+    the same key for every reader."""
+    lab = dataclasses.replace(_embedded_lab(), namespace=backend.namespace_for("string-plus-set"))
+    return like_service.LikeService(lab, like_service.LikeStore()).user_key(99)
+
+
+@cache
+def _embedded_lab() -> backend.Lab:
+    return backend.connect("claims-string-plus-set", backend="fake", quiet=True)
+
+
+@cache
+def _sample_set() -> tuple[int, int]:
+    """(MEMORY USAGE of the sample user's set, of the same set with one member), bytes."""
+    ids = sample_post_ids(np.random.default_rng(POST_ID_SEED))
+    key = sample_user_key()
+    return (
+        redis_memory.set_cost(ids, key).memory_usage,
+        redis_memory.set_cost(ids[:1], key).memory_usage,
+    )
+
+
+@cache
+def likers_rows() -> tuple[dict[str, int], ...]:
+    """The seed's comparison, one row per :data:`LIKER_COUNTS`: bytes of each design when one
+    post is liked by that many users."""
+    return tuple(
+        {
+            "users": n,
+            "bitmap, dense ids": bitmap.first_setbit_memory_usage(n - 1, BITMAP_KEY),
+            "bitmap, hashed ids": bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET, BITMAP_KEY),
+            "set, users already have sets": like_service.likers_memory(n, new_keys=False),
+            "set, a new key per user": like_service.likers_memory(n, new_keys=True),
+        }
+        for n in LIKER_COUNTS
+    )
+
+
+def likers_table() -> str:
+    """:func:`likers_rows` as a Markdown table (sizes in binary units)."""
+    rows = likers_rows()
+    names = [k for k in rows[0] if k != "users"]
+    lines = ["| users | " + " | ".join(names) + " |", "|" + "--:|" * (len(names) + 1)]
+    for row in rows:
+        lines.append(
+            f"| {row['users']:,} | " + " | ".join(format_bytes(row[k]) for k in names) + " |"
+        )
+    return "\n".join(lines)
+
+
+def _liker(users: int, column: str) -> str:
+    (row,) = [r for r in likers_rows() if r["users"] == users]
+    return format_bytes(row[column])
+
+
+# -- figures -----------------------------------------------------------------------------------
+
+FIGURES.add("sps-set-300", lambda: format_bytes(_sample_set()[0]))
+FIGURES.add(
+    "sps-per-like", lambda: f"{(_sample_set()[0] - _sample_set()[1]) / (SAMPLE_LIKES - 1):.1f} B"
+)
+for _n, _name in ((10_000, "1e4"), (100_000_000, "1e8")):
+    FIGURES.add(f"sps-{_name}-marginal", lambda n=_n: _liker(n, "set, users already have sets"))
+    FIGURES.add(f"sps-{_name}-newkeys", lambda n=_n: _liker(n, "set, a new key per user"))
+FIGURES.add("sps-1e8-bitmap", lambda: _liker(100_000_000, "bitmap, dense ids"))
+FIGURES.add("sps-bitmap-hashed", lambda: _liker(100_000_000, "bitmap, hashed ids"))
+
+
+def _embedded_service() -> like_service.LikeService:
+    lab = _embedded_lab()
     lab.cleanup()
     return like_service.LikeService(lab, like_service.LikeStore())
 
 
+@FIGURES.figure("sps-double-count")
 def _double_count() -> str:
-    service = _embedded_like_service()
+    service = _embedded_service()
     members, counter = like_service.forced_double_count(service)
     service.lab.cleanup()
     return f"two interleaved likes: {members} member, counter {counter}"
 
 
+@FIGURES.figure("sps-missing-reply")
 def _missing_sismember() -> str:
-    service = _embedded_like_service()
+    service = _embedded_service()
     reply = service.lab.r.sismember(service.user_key(1), "1")
     return f"SISMEMBER on a missing key replies {reply!r}"
 
 
-def _likers(users: int) -> str:
-    low = like_service.likers_memory(users, new_keys=False)
-    high = like_service.likers_memory(users, new_keys=True)
-    return f"{format_bytes(low)} (existing sets) to {format_bytes(high)} (a new key each)"
+# -- claims ------------------------------------------------------------------------------------
 
-
-CLAIMS += [
-    Claim(
-        "000-sadd-atomic", "000", "§7.5", "string-plus-set",
-        "SADD/SREM are atomic, so the String + Set design is correct.",
-        "✅ atomic",
-        _double_count,
-        Verdict.WRONG,
-        "Each command is atomic, but the seed's like is check-then-act over three commands.",
-    ),
-    Claim(
-        "000-reload-on-null", "000", "§7.4", "string-plus-set",
-        "A missing user set is detected by isMember == null and reloaded from MySQL.",
-        "isMember == null",
-        _missing_sismember,
-        Verdict.WRONG,
-        "Redis replies 0 (false) for a missing key, so the reload never runs; test EXISTS.",
-    ),
-    Claim(
-        "000-set-1e4-80kb", "000", "§7.5", "string-plus-set",
-        "For 10,000 users the Set design costs about 80 KB.",
-        "~80 KB",
-        lambda: _likers(10_000),
-        Verdict.CORRECT,
-        "8 bytes per like in an existing intset; a key per user would cost far more.",
-    ),
-    Claim(
-        "000-set-1e8-2gb", "000", "§7.5", "string-plus-set",
-        "For 100 million users the Set design costs about 2 GB.",
-        "~2 GB",
-        lambda: _likers(100_000_000),
-        Verdict.IMPRECISE,
-        "Neither end of the range: the seed's rows imply 8 bytes a user at 10^4 and 20 at 10^8.",
-    ),
-    Claim(
-        "000-bitmap-1e8-12mb", "000", "§7.5", "string-plus-set",
-        "For 100 million users the bitmap costs about 12 MB.",
-        "~12 MB",
-        lambda: (
-            f"{format_bytes(bitmap.first_setbit_memory_usage(10**8 - 1))} with dense ids, "
-            f"{format_bytes(bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET))} with hashed"
-        ),
-        Verdict.IMPRECISE,
-        "True only for dense user ids; the seed's own hashed offsets make it 640 MiB per post.",
-    ),
-]  # fmt: skip
+FIGURES.claim(
+    "000-sadd-atomic", "000", "§7.5",
+    "SADD/SREM are atomic, so the String + Set design is correct.",
+    "✅ atomic",
+    "{sps-double-count}",
+    Verdict.WRONG,
+    "Each command is atomic, but the seed's like is check-then-act over three commands.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-reload-on-null", "000", "§7.4",
+    "A missing user set is detected by isMember == null and reloaded from MySQL.",
+    "isMember == null",
+    "{sps-missing-reply}",
+    Verdict.WRONG,
+    "Redis replies 0 (false) for a missing key, so the reload never runs; test EXISTS.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-set-1e4-80kb", "000", "§7.5",
+    "For 10,000 users the Set design costs about 80 KB.",
+    "~80 KB",
+    "{sps-1e4-marginal} (existing sets) to {sps-1e4-newkeys} (a new key each)",
+    Verdict.CORRECT,
+    "8 bytes per like in an existing intset; a key per user would cost far more.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-set-1e8-2gb", "000", "§7.5",
+    "For 100 million users the Set design costs about 2 GB.",
+    "~2 GB",
+    "{sps-1e8-marginal} (existing sets) to {sps-1e8-newkeys} (a new key each)",
+    Verdict.IMPRECISE,
+    "Neither end of the range: the seed's rows imply 8 bytes a user at 10^4 and 20 at 10^8.",
+    also=("redis-set-memory",),
+)  # fmt: skip
+FIGURES.claim(
+    "000-bitmap-1e8-12mb", "000", "§7.5",
+    "For 100 million users the bitmap costs about 12 MB.",
+    "~12 MB",
+    "{sps-1e8-bitmap} with dense ids, {sps-bitmap-hashed} with hashed",
+    Verdict.IMPRECISE,
+    "True only for dense user ids; the seed's own hashed offsets make it 640 MiB per post.",
+    also=("redis-set-memory",),
+)  # fmt: skip

@@ -42,7 +42,7 @@ DATA_DIR_ENV = "SETLAB_DATA_DIR"
 
 T = TypeVar("T")
 
-Capability = Literal["real", "memory_usage", "bloom", "redisbloom"]
+Capability = Literal["real", "own_server", "memory_usage", "bloom", "redisbloom"]
 
 
 def data_dir() -> Path:
@@ -220,11 +220,14 @@ def _missing(lab: Lab, needs: tuple[Capability, ...]) -> str:
         return "the embedded fakeredis measures nothing about Redis"
     checks = {
         "real": True,
+        "own_server": lab.owns_server,
         "memory_usage": lab.has_memory_usage,
         "bloom": lab.has_bloom,
         "redisbloom": lab.has_redisbloom,
     }
     absent = [n for n in needs if not checks[n]]
+    if "own_server" in absent:
+        return "it blocks or reconfigures the server, so it runs only on a server setlab started"
     if absent:
         return "this server lacks " + ", ".join(a.replace("_", " ").upper() for a in absent)
     return ""
@@ -245,8 +248,8 @@ def live_or_reference(
         lab: the chapter's lab.
         experiment: measures on ``lab`` and returns a typed record.
         reference: returns the stored record of the same type.
-        needs: capabilities the experiment needs (always a real server; "memory_usage",
-            "bloom", "redisbloom" on top).
+        needs: capabilities the experiment needs (always a real server; "own_server" for
+            experiments that block or reconfigure it, "memory_usage", "bloom", "redisbloom").
         allocates: bytes the experiment may allocate on the server at its peak; the lab's
             guard decides whether that is allowed (never on someone else's server without
             the opt-in).

@@ -1,33 +1,45 @@
 """Slow commands and big keys on a single-threaded server: what they cost everyone else.
 
-Experiments for the chapter "One slow command stalls everyone" (seed 000 §5), each returning plain
-rows (dicts) that the chapter plots and ``scripts/measure_stalls.py`` stores as reference data:
+Experiments for the chapter "One slow command stalls everyone" (seed 000 §5), each returning typed
+rows that the chapter plots and ``scripts/measure_stalls.py`` stores as reference data
+(:class:`StallsReference` reads them back into the same types):
 
 * :func:`stall_sweep` — other clients' GET latency while one first SETBIT allocates more and more;
 * :func:`delete_costs` — DEL vs UNLINK for a big string and a big SET (server-side time);
 * :func:`keys_vs_scan` — one KEYS call vs a full SCAN iteration as the keyspace grows;
 * :func:`fork_costs` — ``fork()`` time of a BGSAVE with and without a big key;
-* :func:`like_events` and :func:`design_keys` — a Zipf-skewed like workload for the cluster.
+* :func:`per_node_commands_live` — a like workload (:mod:`setlab.models.like_workload`) on a
+  real local cluster, per node.
 
-Everything runs through a :class:`~setlab.lab.backend.Lab` on a real server, inside the lab's namespace.
-Commands that block a server (KEYS over a big keyspace, BGSAVE) and big allocations refuse on a
-server setlab did not start unless the reader opted in.
+Everything runs through a :class:`~setlab.lab.backend.Lab` on a real server, inside the lab's
+namespace. Commands that block a server (KEYS over a big keyspace, BGSAVE) and big allocations
+refuse on a server setlab did not start unless the reader opted in.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from typing import Any
 
 import numpy as np
 
-from setlab.lab import cluster, latency
+from setlab.lab import cluster, latency, reference
 from setlab.lab.backend import BigAllocationRefused, Lab
+from setlab.lab.reference import RunInfo
 from setlab.models import bitmap
 
-#: The seed of the book's skewed like workload (chapter and claims registry use the same one).
-SKEW_SEED = 20261130
+#: The stored reference run's name (``setlab/data/stalls-reference.json``).
+REFERENCE = "stalls-reference"
+#: Offsets of the first SETBITs in the stall sweep (the reference run and the chapter's).
+STALL_OFFSETS = [2**20, 2**22, 2**24, 2**26, 2**28, 2**30, 2**31, bitmap.MAX_OFFSET]
+#: SET sizes (members) that DEL and UNLINK are timed on.
+SET_MEMBERS = [10**3, 10**4, 10**5, 10**6]
+#: Big-key sizes (bytes) that a BGSAVE's fork is timed with.
+FORK_BYTES = [2**26, 2**28, 2**29]
+
 #: Rough bytes per member of a hashtable SET of small integers on Redis 7.0 (for the guard only).
 SET_BYTES_PER_MEMBER_GUESS = 80
 
@@ -46,10 +58,23 @@ def check_blocking(lab: Lab, what: str) -> None:
         )
 
 
-def stall_sweep(lab: Lab, offsets: list[int], clients: int = 2) -> list[dict]:
+@dataclass(frozen=True)
+class StallRow:
+    """A first SETBIT at ``offset`` and what other clients' GETs saw meanwhile (ms)."""
+
+    offset: int
+    bytes: int  #: bytes of the string the SETBIT created
+    setbit_ms: float  #: the SETBIT, seen by its own client
+    p50_ms: float  #: the other clients' GETs: median ...
+    p99_ms: float  #: ... 99th percentile ...
+    max_ms: float  #: ... and the worst
+    probes: int  #: GETs sent in all
+    probes_during: int  #: GETs that overlapped the SETBIT
+
+
+def stall_sweep(lab: Lab, offsets: list[int], clients: int = 2) -> list[StallRow]:
     """For each offset: time a first SETBIT while ``clients`` other clients send GETs.
 
-    Rows: offset, string bytes, the SETBIT's own time, and the probes' p50 / p99 / max (ms).
     Offsets the lab may not allocate are skipped.
     """
     _need_real(lab, "stall_sweep")
@@ -66,16 +91,16 @@ def stall_sweep(lab: Lab, offsets: list[int], clients: int = 2) -> list[dict]:
         lab.r.unlink(key)
         during = result.during()
         rows.append(
-            {
-                "offset": offset,
-                "bytes": nbytes,
-                "setbit_ms": result.action_seconds * 1e3,
-                "p50_ms": result.percentile(50) * 1e3,
-                "p99_ms": result.percentile(99) * 1e3,
-                "max_ms": result.worst * 1e3,
-                "probes": int(result.latencies.size),
-                "probes_during": int(during.size),
-            }
+            StallRow(
+                offset=offset,
+                bytes=nbytes,
+                setbit_ms=result.action_seconds * 1e3,
+                p50_ms=result.percentile(50) * 1e3,
+                p99_ms=result.percentile(99) * 1e3,
+                max_ms=result.worst * 1e3,
+                probes=int(result.latencies.size),
+                probes_during=int(during.size),
+            )
         )
     return rows
 
@@ -99,7 +124,18 @@ def fill_set(lab: Lab, key: str, members: int, batch: int = 2_000) -> None:
     pipe.execute()
 
 
-def delete_costs(lab: Lab, string_bytes: list[int], set_members: list[int]) -> list[dict]:
+@dataclass(frozen=True)
+class DeleteRow:
+    """One DEL or UNLINK of a big key, timed inside Redis."""
+
+    kind: str  #: "string" or "set"
+    size: int  #: bytes of the string, or members of the SET
+    command: str  #: "del" or "unlink"
+    server_ms: float  #: time inside Redis (INFO commandstats delta), ms
+    freed_bytes: int  #: drop in used_memory 50 ms later
+
+
+def delete_costs(lab: Lab, string_bytes: list[int], set_members: list[int]) -> list[DeleteRow]:
     """Server-side time of DEL and of UNLINK for big strings and big SETs of each size.
 
     UNLINK hands an object to a background thread only when freeing it takes more than 64
@@ -123,14 +159,22 @@ def delete_costs(lab: Lab, string_bytes: list[int], set_members: list[int]) -> l
                 )
                 time.sleep(0.05)  # let a background free finish before the next measurement
                 freed = used - int(lab.r.info("memory")["used_memory"])
-                rows.append(
-                    {"kind": kind, "size": size, "command": command,
-                     "server_ms": seconds * 1e3, "freed_bytes": freed}
-                )  # fmt: skip
+                rows.append(DeleteRow(kind, size, command, seconds * 1e3, freed))
     return rows
 
 
-def keys_vs_scan(lab: Lab, counts: list[int], scan_count: int = 1_000) -> list[dict]:
+@dataclass(frozen=True)
+class KeysRow:
+    """One KEYS call and one full SCAN over a keyspace of ``keys`` keys, inside Redis (ms)."""
+
+    keys: int
+    keys_ms: float
+    scan_calls: int
+    scan_total_ms: float
+    scan_max_ms: float  #: the longest single SCAN call
+
+
+def keys_vs_scan(lab: Lab, counts: list[int], scan_count: int = 1_000) -> list[KeysRow]:
     """For keyspaces of each size: one KEYS call vs a full SCAN (its longest call and total).
 
     The keys are created in the lab's namespace; the KEYS pattern matches nothing, because KEYS
@@ -155,9 +199,8 @@ def keys_vs_scan(lab: Lab, counts: list[int], scan_count: int = 1_000) -> list[d
             if cursor == 0:
                 break
         rows.append(
-            {"keys": int(lab.r.dbsize()), "keys_ms": keys_s * 1e3,
-             "scan_calls": len(calls), "scan_total_ms": sum(calls) * 1e3,
-             "scan_max_ms": max(calls) * 1e3}
+            KeysRow(int(lab.r.dbsize()), keys_s * 1e3, len(calls), sum(calls) * 1e3,
+                    max(calls) * 1e3)
         )  # fmt: skip
     return rows
 
@@ -175,6 +218,8 @@ def fill_keys_from(lab: Lab, part: str, start: int, stop: int, batch: int = 1_00
 
 @dataclass(frozen=True)
 class ForkCost:
+    """One BGSAVE: how long its fork stopped Redis, and how long the save took."""
+
     used_memory: int  #: bytes in use when BGSAVE forked
     fork_ms: float  #: INFO stats latest_fork_usec, in ms: the main thread is stopped this long
     bgsave_s: float  #: wall time until the child finished writing the RDB file
@@ -201,7 +246,17 @@ def fork_cost(lab: Lab, timeout: float = 120.0) -> ForkCost:
     return ForkCost(used, fork_usec / 1e3, elapsed)
 
 
-def fork_costs(lab: Lab, big_bytes: list[int]) -> list[dict]:
+@dataclass(frozen=True)
+class ForkRow:
+    """:class:`ForkCost` with a big string of ``big_key_bytes`` in the server (0: none)."""
+
+    big_key_bytes: int
+    used_memory: int
+    fork_ms: float
+    bgsave_s: float
+
+
+def fork_costs(lab: Lab, big_bytes: list[int]) -> list[ForkRow]:
     """:func:`fork_cost` with no big key, then with a big string of each size."""
     rows = []
     key = lab.key("fork-big")
@@ -211,61 +266,9 @@ def fork_costs(lab: Lab, big_bytes: list[int]) -> list[dict]:
             fill_string(lab, key, nbytes)
             lab.r.setrange(key, 0, b"\1" * min(nbytes, 1))
         cost = fork_cost(lab)
-        rows.append({"big_key_bytes": nbytes, "used_memory": cost.used_memory,
-                     "fork_ms": cost.fork_ms, "bgsave_s": cost.bgsave_s})  # fmt: skip
+        rows.append(ForkRow(nbytes, cost.used_memory, cost.fork_ms, cost.bgsave_s))
     lab.r.unlink(key)
     return rows
-
-
-def like_events(
-    events: int, users: int, contents: int, zipf_s: float, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """``events`` (user, content) likes: users uniform, content popularity Zipf with exponent
-    ``zipf_s`` over ``contents`` items (rank 1 the hottest). Returns two int arrays."""
-    for name, value in (("events", events), ("users", users), ("contents", contents)):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if not zipf_s > 0:
-        raise ValueError(f"zipf_s must be > 0, got {zipf_s!r}")
-    weights = 1.0 / np.arange(1, contents + 1) ** zipf_s
-    content = rng.choice(contents, size=events, p=weights / weights.sum())
-    user = rng.integers(0, users, size=events)
-    return user, content
-
-
-def design_keys(user: np.ndarray, content: np.ndarray, design: str, prefix: str = "") -> list[str]:
-    """The key each command of a like touches, under one of seed 000's two designs.
-
-    ``"bitmap"``: one SETBIT on the content's bitmap ``like:bit:<content>``.
-    ``"set"``: SADD on the user's set ``like:user:<user>`` and INCR on ``like:count:<content>``.
-    """
-    if design == "bitmap":
-        return [f"{prefix}like:bit:{c}" for c in content]
-    if design == "set":
-        keys = []
-        for u, c in zip(user, content, strict=True):
-            keys += [f"{prefix}like:user:{u}", f"{prefix}like:count:{c}"]
-        return keys
-    raise ValueError(f"design must be 'bitmap' or 'set', got {design!r}")
-
-
-def per_node_commands(user: np.ndarray, content: np.ndarray, masters: int = 3) -> dict[str, list]:
-    """Commands per cluster node for both designs, and for the set design's SADDs and INCRs
-    separately (a routing simulation: :class:`~setlab.lab.cluster.LocalCluster` reproduces it)."""
-    set_keys = design_keys(user, content, "set")
-    return {
-        "bitmap": cluster.commands_per_node(design_keys(user, content, "bitmap"), masters),
-        "set": cluster.commands_per_node(set_keys, masters),
-        "set: SADD only": cluster.commands_per_node(set_keys[0::2], masters),
-        "set: INCR only": cluster.commands_per_node(set_keys[1::2], masters),
-    }
-
-
-@cache
-def skew_shares(zipf_s: float = 1.1, seed: int = SKEW_SEED) -> dict[str, float]:
-    """The busiest node's share of commands, per design, for the book's 20,000-like workload."""
-    user, content = like_events(20_000, 100_000, 1_000, zipf_s, np.random.default_rng(seed))
-    return {name: max(c) / sum(c) for name, c in per_node_commands(user, content).items()}
 
 
 def per_node_commands_live(
@@ -273,7 +276,7 @@ def per_node_commands_live(
 ) -> dict[str, list[int]]:
     """Run both designs' commands on a real cluster (pipelined through ``RedisCluster``) and read
     each node's command count from ``INFO commandstats``: the live counterpart of
-    :func:`per_node_commands`."""
+    :func:`setlab.models.like_workload.per_node_commands`."""
     client = local.client()
     counts = {}
     for design in ("bitmap", "set"):
@@ -289,3 +292,64 @@ def per_node_commands_live(
         counts[design] = local.commands_per_node()
     client.close()
     return counts
+
+
+# -- the stored reference run -----------------------------------------------------------------
+
+
+def _rows(cls: type, raw: list[Mapping[str, Any]]) -> tuple:
+    names = {f.name for f in dataclasses.fields(cls)}
+    return tuple(cls(**{k: v for k, v in row.items() if k in names}) for row in raw)
+
+
+@dataclass(frozen=True)
+class StallsReference:
+    """``stalls-reference.json``: every experiment of this module, run once on a real Redis."""
+
+    run: RunInfo
+    stalls: tuple[StallRow, ...]  #: by offset
+    deletes: tuple[DeleteRow, ...]
+    keys: tuple[KeysRow, ...]  #: by keyspace size
+    forks: tuple[ForkRow, ...]  #: no big key first, then bigger ones
+
+    @classmethod
+    def load(cls) -> StallsReference:
+        """The stored run shipped with setlab (``make reference`` rewrites it)."""
+        doc = reference.load(REFERENCE)
+        data = doc.data
+        return cls(
+            doc.run,
+            _rows(StallRow, data["rows"]),
+            _rows(DeleteRow, data["deletes"]),
+            _rows(KeysRow, data["keys"]),
+            _rows(ForkRow, data["forks"]),
+        )
+
+    def stall(self, offset: int) -> StallRow:
+        """The stall row at ``offset``; ``KeyError`` if there is none."""
+        for row in self.stalls:
+            if row.offset == offset:
+                return row
+        raise KeyError(f"the reference run has no stall row at offset {offset:,}")
+
+    def delete(self, kind: str, size: int, command: str) -> DeleteRow:
+        """The row of one ``command`` ("del"/"unlink") on a ``kind`` of ``size``."""
+        for row in self.deletes:
+            if (row.kind, row.size, row.command) == (kind, size, command):
+                return row
+        raise KeyError(f"the reference run has no {command} of a {size:,} {kind}")
+
+
+def biggest_delete(
+    rows: list[DeleteRow] | tuple[DeleteRow, ...], kind: str, command: str
+) -> DeleteRow:
+    """The row of ``command`` on the largest ``kind`` in ``rows``."""
+    chosen = [r for r in rows if r.kind == kind and r.command == command]
+    if not chosen:
+        raise ValueError(f"no {command} of a {kind} in these rows")
+    return max(chosen, key=lambda r: r.size)
+
+
+def as_rows(records: list) -> list[dict[str, Any]]:
+    """Typed rows as the plain dicts a reference file stores."""
+    return [dataclasses.asdict(r) for r in records]

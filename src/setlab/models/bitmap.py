@@ -20,19 +20,11 @@ The memory model follows Redis 7.0 (``src/sds.c``, ``src/object.c``, ``src/bitop
 
 from __future__ import annotations
 
-import dataclasses
 import numbers
-import statistics
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from setlab.core.validate import check_int as _check_int
-from setlab.lab import latency
-
-if TYPE_CHECKING:
-    from setlab.lab.backend import Lab
 
 #: Redis's default ``proto-max-bulk-len``: the largest string, hence bitmap, in bytes (512 MiB).
 DEFAULT_PROTO_MAX_BULK_LEN = 512 * 1024 * 1024
@@ -188,26 +180,6 @@ def memory_breakdown(offset: int, key: str | bytes = "k") -> dict[str, int]:
     }
 
 
-def median_by_offset(rows: Iterable[FirstWrite | dict]) -> list[dict[str, float]]:
-    """Collapse repeated measurements to one row per offset (median of every numeric field)."""
-    groups: dict[int, list[dict]] = {}
-    for row in rows:
-        record = row if isinstance(row, dict) else dataclasses.asdict(row)
-        groups.setdefault(int(record["offset"]), []).append(record)
-    summary = []
-    for offset in sorted(groups):
-        records = groups[offset]
-        merged: dict[str, float] = {"offset": offset, "runs": len(records)}
-        for field in ("strlen", "memory_usage", "model", "server_us", "client_ms"):
-            values = [r[field] for r in records if r.get(field) is not None]
-            merged[field] = statistics.median(values) if values else None
-        merged["second_client_ms"] = statistics.median(r["second_client_ms"] for r in records)
-        merged["server_us_min"] = min((r["server_us"] or 0) for r in records)
-        merged["server_us_max"] = max((r["server_us"] or 0) for r in records)
-        summary.append(merged)
-    return summary
-
-
 def log_spaced_offsets(low: int = 1_000, high: int = MAX_OFFSET, count: int = 12) -> list[int]:
     """``count`` distinct offsets from ``low`` to ``high``, evenly spaced on a log scale."""
     low = check_offset(low)
@@ -218,62 +190,3 @@ def log_spaced_offsets(low: int = 1_000, high: int = MAX_OFFSET, count: int = 12
     ratio = (high / low) ** (1 / (count - 1))
     values = sorted({min(high, round(low * ratio**i)) for i in range(count)} | {high})
     return values
-
-
-# -- experiments on a live server (through a Lab) ------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FirstWrite:
-    """One measured first SETBIT on a fresh key."""
-
-    offset: int
-    strlen: int  #: bytes of the string Redis created
-    memory_usage: int | None  #: MEMORY USAGE in bytes (None where the server has no MEMORY)
-    model: int  #: what :func:`first_setbit_memory_usage` predicts, bytes
-    server_us: float | None  #: time inside Redis (INFO commandstats delta), microseconds
-    client_ms: float  #: round trip seen by the client, milliseconds
-    second_client_ms: float  #: a second SETBIT at a smaller offset on the same key, milliseconds
-
-
-def first_write(lab: Lab, offset: int, key: str | None = None) -> FirstWrite:
-    """Time one first ``SETBIT key offset 1`` and read back what it allocated, then delete it.
-
-    Refuses (``BigAllocationRefused``) when the allocation is too big for this server.
-    """
-    offset = check_offset(offset)
-    lab.check_allocation(bytes_for_offset(offset), f"SETBIT at offset {offset:,}")
-    key = key or lab.key("first-write", offset)
-    r = lab.r
-    r.unlink(key)
-    before = latency.server_usec(lab, "setbit") if lab.is_real else None
-    start = time.perf_counter()
-    r.setbit(key, offset, 1)
-    client_ms = (time.perf_counter() - start) * 1e3
-    after = latency.server_usec(lab, "setbit") if lab.is_real else None
-    start = time.perf_counter()
-    r.setbit(key, offset // 2, 1)
-    second_ms = (time.perf_counter() - start) * 1e3
-    usage = r.memory_usage(key) if lab.has_memory_usage else None
-    strlen = r.strlen(key)
-    r.unlink(key)
-    server_us = None if before is None or after is None else after - before
-    model = first_setbit_memory_usage(offset, key)
-    return FirstWrite(offset, strlen, usage, model, server_us, client_ms, second_ms)
-
-
-def sweep_first_writes(
-    lab: Lab, offsets: Iterable[int], progress: bool = False
-) -> list[FirstWrite]:
-    """:func:`first_write` for each offset, skipping those the lab may not allocate."""
-    rows = []
-    offsets = list(offsets)
-    for i, offset in enumerate(offsets, 1):
-        if not lab.may_allocate(bytes_for_offset(offset)):
-            continue
-        rows.append(first_write(lab, offset))
-        if progress:
-            print(f"\r{i}/{len(offsets)} offsets", end="", flush=True)
-    if progress:
-        print()
-    return rows
