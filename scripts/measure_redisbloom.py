@@ -1,9 +1,10 @@
 """Measure RedisBloom's scalable Bloom filters and cuckoo filters on a real Redis.
 
-Writes src/setlab/data/redisbloom-reference.json for the chapters "Scalable Bloom filters" and
-"Cuckoo filters and kick chains", which show it to readers on the embedded backend (fakeredis
-emulates BF.*/CF.* with pyprobables, whose sizing and behaviour differ). Rerun it on your machine
-(it starts a private redis-server with redisbloom.so; nothing touches another server):
+Writes src/setlab/data/redisbloom-reference.json (read as
+:class:`setlab.lab.redisbloom_reference.RedisBloomReference`) for the chapters "Scalable Bloom
+filters" and "Cuckoo filters and kick chains", which show it to readers on the embedded backend
+(fakeredis emulates BF.*/CF.* with pyprobables, whose sizing and behaviour differ). Rerun it on
+your machine (it starts a private redis-server with redisbloom.so; nothing touches another server):
 
     .venv/bin/python scripts/measure_redisbloom.py [--quick]
 
@@ -14,13 +15,16 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import asdict
 
 import numpy as np
 
 import setlab
-from setlab.lab import reference
-from setlab.models import cuckoo, redisbloom
+from setlab.lab import cuckoo_runs, reference
+from setlab.lab import redisbloom_runs as runs
+from setlab.lab.redisbloom_reference import NAME
 from setlab.models.redisbloom import ChainLayout, FreshValues
+from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
 
 #: The chapter's live configurations (small enough to run in a notebook) and a large chain whose
 #: sub-filters outgrow the CPU caches, for latency.
@@ -44,30 +48,30 @@ def main() -> None:
         )
     start = time.perf_counter()
     large = LARGE if not args.quick else SMALL
-    rows = redisbloom.scaling_run(lab, "large", large, FILTERS, queries=200_000, timed=5000)
+    rows = runs.scaling_run(lab, "large", large, FILTERS, queries=200_000, timed=5000)
     print(f"large chain measured ({time.perf_counter() - start:.0f} s)")
-    small = redisbloom.scaling_run(lab, "small", SMALL, FILTERS, queries=100_000, timed=2000)
-    fixed = redisbloom.scaling_run(lab, "fixed", FIXED, FILTERS, queries=100_000, timed=2000)
+    small = runs.scaling_run(lab, "small", SMALL, FILTERS, queries=100_000, timed=2000)
+    fixed = runs.scaling_run(lab, "fixed", FIXED, FILTERS, queries=100_000, timed=2000)
     print(f"small chains measured ({time.perf_counter() - start:.0f} s)")
-    window = redisbloom.window_run(lab, "window", WINDOW, 7, queries=100_000, timed=5000)
-    roaring = redisbloom.roaring_window_costs(7, WINDOW.capacity, queries=50_000)
+    window = runs.window_run(lab, "window", WINDOW, 7, queries=100_000, timed=5000)
+    roaring = runs.roaring_window_costs(7, WINDOW.capacity, queries=50_000)
     print(f"7-day window measured ({time.perf_counter() - start:.0f} s)")
-    cf_rows = []
-    for b, iterations in CF_GRID:
-        model = cuckoo.RedisBloomCuckoo(CF_CAPACITY, b, iterations, expansion=0)
-        values = FreshValues(0).take(model.num_buckets * b)
-        cf_rows.append(cuckoo.cf_fill_run(lab, f"cf-{b}-{iterations}", model, values))
-    default = cuckoo.RedisBloomCuckoo(CF_CAPACITY)  # BUCKETSIZE 2, MAXITERATIONS 20, EXPANSION 1
-    cf_default = cuckoo.cf_fill_run(lab, "cf-default", default, FreshValues(0).take(CF_CAPACITY))
+    cf_rows = cuckoo_runs.fill_grid(lab, CF_CAPACITY, CF_GRID, name="cf")
+    default = RedisBloomCuckoo(CF_CAPACITY)  # BUCKETSIZE 2, MAXITERATIONS 20, EXPANSION 1
+    cf_default = cuckoo_runs.cf_fill_run(
+        lab, "cf-default", default, FreshValues(0).take(CF_CAPACITY)
+    )
     print(f"cuckoo filters measured ({time.perf_counter() - start:.0f} s)")
     lab.cleanup()
     path = reference.save(
-        "redisbloom-reference", rows, lab,
+        NAME, [r.to_dict() for r in rows], lab,
         layouts={"large": vars(large), "small": vars(SMALL), "fixed": vars(FIXED),
                  "window": vars(WINDOW)},
-        small=small, fixed=fixed, window=window, roaring=roaring,
-        cuckoo=cf_rows, cuckoo_default=cf_default, cuckoo_capacity=CF_CAPACITY,
-        load_items_per_second=float(np.median([r["load_items_per_second"] for r in rows])),
+        small=[r.to_dict() for r in small], fixed=[r.to_dict() for r in fixed],
+        window=asdict(window), roaring=asdict(roaring),
+        cuckoo=[asdict(f) for f in cf_rows], cuckoo_default=asdict(cf_default),
+        cuckoo_capacity=CF_CAPACITY,
+        load_items_per_second=float(np.median([r.load_items_per_second for r in rows])),
     )  # fmt: skip
     print(f"wrote {path}")
 

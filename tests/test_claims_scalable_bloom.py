@@ -1,32 +1,49 @@
-"""Claims of the chapter scalable-bloom: every verdict re-derived from an independent criterion."""
+"""Claims of the chapter scalable-bloom: every verdict re-derived from an independent criterion
+(the stored run of the real module read as raw JSON, published formulas, the seed's own
+arithmetic), and the chapter module's tables, live texts and plots."""
 
 from __future__ import annotations
 
+import json
+import math
+from importlib import resources
+
 import numpy as np
-from setlab.chapters.claims import Verdict
+import pytest
 
-from setlab.chapters import claims
+from setlab.chapters import registry
+from setlab.chapters import scalable_bloom as chapter
+from setlab.lab.reference import Measurement
+from setlab.models import redisbloom
+from setlab.render.claims import Claim, Verdict
 
-MiB = 2**20
+CLAIMS = {c.id: c for c in registry.claims()}
 
 
-def _by_id(claim_id: str) -> claims.Claim:
-    (claim,) = [c for c in claims.CLAIMS if c.id == claim_id]
-    return claim
+def _verdict(claim_id: str) -> Verdict:
+    claim: Claim = CLAIMS[claim_id]
+    assert claim.chapter == "scalable-bloom"
+    return claim.verdict
+
+
+def _raw() -> dict:
+    """The reference file as the script wrote it (not through the typed records)."""
+    path = resources.files("setlab") / "data" / "redisbloom-reference.json"
+    return json.loads(path.read_text())
 
 
 def test_redisbloom_layers_grow_and_tighten():
     assert _verdict("003-scaling-layers") is Verdict.WRONG
-    capacities = [r["info"]["Capacity"] for r in _rbref()["small"]]  # BF.INFO, live module
+    capacities = [r["info"]["Capacity"] for r in _raw()["small"]]  # BF.INFO, live module
     assert capacities[1] - capacities[0] == 2 * capacities[0]  # the second layer is twice
     assert _verdict("003-three-layers-2.97pct") is Verdict.WRONG
-    assert _rbref()["small"][2]["fpr_measured"] < 0.01 < 0.0297
+    assert _raw()["small"][2]["fpr_measured"] < 0.01 < 0.0297
     assert _verdict("003-scaling-1-five-layers") is Verdict.WRONG
-    assert _rbref()["fixed"][4]["fpr_measured"] < 0.02  # nowhere near 5%
+    assert _raw()["fixed"][4]["fpr_measured"] < 0.02  # nowhere near 5%
 
 
 def test_latency_is_the_round_trip():
-    rows = _rbref()["rows"]
+    rows = _raw()["rows"]
     assert _verdict("003-latency-0.06-0.3ms") is Verdict.DEPENDS
     assert rows[2]["stranger_rtt_p50"] < 1.5 * rows[0]["stranger_rtt_p50"]
     assert rows[2]["stranger_server"] - rows[0]["stranger_server"] < 1e-6
@@ -36,18 +53,107 @@ def test_latency_is_the_round_trip():
 
 
 def test_seven_daily_filters_cost_round_trips_not_filters():
-    w = _rbref()["window"]
+    w = _raw()["window"]
     assert _verdict("003-seven-days-7x") is Verdict.DEPENDS
     assert 4 < w["round_trips"]["p50"] / w["one_filter"]["p50"] < 10
     assert w["pipelined"]["p50"] < w["round_trips"]["p50"] / 2
 
 
 def test_rebuild_window_is_set_by_the_load_rate():
-    from setlab.models import redisbloom
-
     assert _verdict("003-rebuild-3-5min") is Verdict.DEPENDS
-    assert 2e7 / _rbref()["load_items_per_second"] < 180  # a faster load, a shorter window
+    assert 2e7 / _raw()["load_items_per_second"] < 180  # a faster load, a shorter window
     assert _verdict("003-dual-write") is Verdict.CORRECT
     out = redisbloom.simulate_rebuild(10**6, 1e4, 500, 0.3, "dual-write-shadow-read",
                                       np.random.default_rng(0))  # fmt: skip
     assert out.passed == 0 and out.peak_filters == 2
+
+
+def test_the_roaring_window_claim_is_shown_in_this_chapter_too():
+    ids = {c.id for c in registry.claims("scalable-bloom")}
+    assert {"003-roaring-window-or", "003-rebuild-3-5min"} <= ids
+
+
+# -- figures that the prose and the table share ---------------------------------------------------
+
+
+def test_rows_show_the_reference_runs_figures():
+    raw = _raw()
+    three = CLAIMS["003-three-layers-2.97pct"].our_figure()
+    assert f"{raw['small'][2]['fpr_measured']:.3%} measured" in three
+    rebuild = CLAIMS["003-rebuild-3-5min"].our_figure()
+    assert f"{raw['load_items_per_second']:,.0f} items/s" in rebuild
+    assert f"{2e7 / raw['load_items_per_second']:.1f} s" in rebuild  # the window, items / rate
+
+
+def test_the_seed_formula_and_fakeredis_figures_come_from_equal_layers():
+    assert chapter.FIGURES["sbf-seed-3"] == "2.97%"  # the seed's own number
+    fake = chapter.fake_layers()
+    # pyprobables: one layer per 5,000 items, each reserved like the first (Capacity stays 5,000)
+    assert [(r.info["Number of filters"], r.items, r.capacity) for r in fake] == [
+        (n, 5000 * n, 5000) for n in range(1, 6)
+    ]
+    assert fake[4].fpr_measured > 0.03  # they add up, as seed 003 says
+
+
+def test_no_figure_calls_the_stored_run_this_machine():
+    for name in chapter.FIGURES.names():
+        assert "this machine" not in chapter.FIGURES[name], name
+    assert chapter.FIGURES["sbf-source"].startswith("reference run: Redis 7.0.15")
+
+
+# -- the page's helpers -------------------------------------------------------------------------
+
+
+def _stored(value: object) -> Measurement:
+    return Measurement(value, False, chapter.reference().run.label, "the embedded backend")
+
+
+def test_tables_have_a_row_per_item_and_the_figures_values():
+    sub = chapter.subfilter_table().splitlines()
+    assert len(sub) == 2 + chapter.LAYERS and "| 0 | 1,000 | 0.5% |" in sub[2]
+    bits = chapter.bits_per_item_table().splitlines()
+    assert len(bits) == 2 + chapter.LAYERS
+    last = bits[-1].split("|")
+    assert last[3].strip() == chapter.FIGURES["sbf-bpi-exp2"]
+    assert last[5].strip() == chapter.FIGURES["sbf-bpi-one"]
+    rebuild = chapter.rebuild_table()
+    assert rebuild.count("\n") == 1 + 4  # two strategies at two load rates
+    assert f"| {chapter.FIGURES['sbf-passed-seed']} |" in rebuild
+
+
+def test_live_texts_say_when_nothing_was_measured():
+    assert "none" in chapter.live_chains_text(_stored(chapter.reference_chains())).lower()
+    live = Measurement(chapter.reference_chains(), True, "this run: Redis 7.0.15 (x) on here")
+    text = chapter.live_chains_text(live)
+    assert chapter.FIGURES["sbf-rb-3"] in text and "items/s" in text
+    window = Measurement(chapter.reference_window(), True, "this run: Redis 7.0.15 (x) on here")
+    assert chapter.FIGURES["sbf-win-pipe"] in chapter.live_window_text(window)
+
+
+def test_live_sizes_scale_with_the_knob():
+    small, big = chapter.chain_layouts(1), chapter.chain_layouts(4)
+    assert big["EXPANSION 2"].capacity == 4 * small["EXPANSION 2"].capacity
+    assert big["EXPANSION 1"].expansion == 1
+    assert chapter.chains_bytes(4) > 3 * chapter.chains_bytes(1)
+
+
+def test_measuring_on_the_embedded_backend_runs_the_same_experiments(fake_lab):
+    chains = chapter.measure_chains(fake_lab, 0.05)
+    assert set(chains) == {"EXPANSION 2", "EXPANSION 1"}
+    assert [r.filters_full for r in chains["EXPANSION 2"]] == list(range(1, 6))
+    window, roaring = chapter.measure_window(fake_lab, 0.02)
+    assert window.days == roaring.days == 7
+    assert fake_lab.keys() == []
+
+
+@pytest.mark.parametrize("plot", ["layers", "compound", "latency", "window"])
+def test_plots_return_a_figure_with_labelled_axes(plot):
+    chains, window = _stored(chapter.reference_chains()), _stored(chapter.reference_window())
+    fig = {
+        "layers": chapter.plot_layers,
+        "compound": lambda: chapter.plot_compound(chains),
+        "latency": lambda: chapter.plot_latency(chains),
+        "window": lambda: chapter.plot_window(window),
+    }[plot]()
+    assert all(ax.get_xlabel() for ax in fig.axes)
+    assert not any(math.isnan(x) for ax in fig.axes for x in ax.get_xlim())

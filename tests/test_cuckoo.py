@@ -1,6 +1,7 @@
-"""setlab.models.cuckoo: no false negatives unless an item is deleted that was never added (or the naive
-"drop" failure mode is chosen), load factors against the paper's published figures, the
-false-positive rate against theory, duplicates, kick-chain bookkeeping, RedisBloom's sizing."""
+"""setlab.models.cuckoo and setlab.models.redisbloom_cuckoo: no false negatives unless an item is
+deleted that was never added (or the naive "drop" failure mode is chosen), load factors against the
+paper's published figures, the false-positive rate against theory, duplicates, kick-chain
+bookkeeping, RedisBloom's sizing against what CF.INFO printed."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab.models import bloom, cuckoo
-from setlab.models.cuckoo import CuckooFilter, RedisBloomCuckoo
+from setlab.models import bloom, cuckoo, redisbloom_cuckoo
+from setlab.models.cuckoo import BucketTable, CuckooFilter
+from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
 
 
 def values(n: int, seed: int = 0) -> np.ndarray:
@@ -218,6 +220,35 @@ def test_reserve_sizing_matches_cf_info(capacity, b, expansion, buckets, size, r
         size,
         rate,
     )
+    # the sizing functions the calculator uses give the same figures
+    assert redisbloom_cuckoo.reserve_buckets(capacity, b) == buckets
+    assert redisbloom_cuckoo.info_size(buckets * b) == size
+
+
+def test_sizing_counts_every_sub_filter_and_accepts_what_the_calculator_asks():
+    # CF.INFO of a default filter of capacity 32768 after 32768 adds on redisbloom.so 2.8.2
+    # (the reference run): 2 sub-filters of 16384 two-slot buckets, Size 65608.
+    assert redisbloom_cuckoo.info_size(2 * 16384 * 2, filters=2) == 65608
+    # below the module's minimum capacity (2b) the table still has one bucket
+    assert redisbloom_cuckoo.reserve_buckets(1, 4) == 1
+    with pytest.raises(ValueError, match="bucket_size"):
+        redisbloom_cuckoo.reserve_buckets(1000, 256)
+    with pytest.raises(ValueError, match="filters"):
+        redisbloom_cuckoo.info_size(1024, filters=0)
+
+
+def test_bucket_table_kick_and_undo_restore_the_slots():
+    table = BucketTable(4, 1)
+    for bucket, fp in enumerate((11, 12, 13, 14)):
+        assert table.place(bucket, fp)
+    before = list(table.slots)
+    kicks, homeless, path = table.kick(0, 99, 5, "round-robin")
+    assert kicks == 5 and homeless and len(path) == 5  # a full table: no chain can end
+    assert table.undo(path, homeless) == 99 and table.slots == before
+    array = table.array()
+    found = cuckoo.bucket_matches(array, np.array([2, 3], dtype=np.uint64),
+                                  np.array([13, 13], dtype=np.uint64))  # fmt: skip
+    assert found.tolist() == [True, False]
 
 
 @given(st.integers(1, 2**40))

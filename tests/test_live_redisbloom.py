@@ -9,9 +9,12 @@ import itertools
 import numpy as np
 import pytest
 
-from setlab.models import cuckoo, redisbloom
-from setlab.models.cuckoo import RedisBloomCuckoo
+from setlab.lab import cuckoo_runs
+from setlab.lab import redisbloom_runs as runs
+from setlab.lab.redisbloom_reference import RedisBloomReference
+from setlab.models import redisbloom
 from setlab.models.redisbloom import ChainLayout, ChainSimulator, FreshValues
+from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
 
 pytestmark = pytest.mark.live
 
@@ -35,9 +38,9 @@ def test_layout_equals_bf_info_and_bf_debug_for_a_grid_of_reservations(bloom_lab
     for n, (error, capacity, expansion, nonscaling) in enumerate(GRID):
         layout = ChainLayout(error, capacity, expansion, nonscaling)
         key = bloom_lab.key("grid", n)
-        redisbloom.reserve(bloom_lab, key, layout)
-        assert redisbloom.read_info(bloom_lab, key) == layout.info(0), layout
-        assert redisbloom.read_debug(bloom_lab, key) == layout.debug(0), layout
+        runs.reserve(bloom_lab, key, layout)
+        assert runs.read_info(bloom_lab, key) == layout.info(0), layout
+        assert runs.read_debug(bloom_lab, key) == layout.debug(0), layout
         bloom_lab.r.unlink(key)
 
 
@@ -50,27 +53,27 @@ def test_layout_and_simulator_follow_the_module_as_the_chain_grows(
 ):
     layout = ChainLayout(error, capacity, expansion)
     key = bloom_lab.key("grow")
-    redisbloom.reserve(bloom_lab, key, layout)
+    runs.reserve(bloom_lab, key, layout)
     sim = ChainSimulator(layout)
     members = FreshValues(0)
     for _ in range(5):
         batch = members.take(capacity * expansion + 37)
-        assert (redisbloom.add_items(bloom_lab, key, batch) == sim.add(batch)).all()
-        info = redisbloom.read_info(bloom_lab, key)
+        assert (runs.add_items(bloom_lab, key, batch) == sim.add(batch)).all()
+        info = runs.read_info(bloom_lab, key)
         items = info["Number of items inserted"]
         assert info == layout.info(items) == sim.info()
-        assert redisbloom.read_debug(bloom_lab, key) == layout.debug(items)
-    assert redisbloom.read_dump(bloom_lab, key) == [sim.dump(i) for i in range(len(sim.links))]
+        assert runs.read_debug(bloom_lab, key) == layout.debug(items)
+    assert runs.read_dump(bloom_lab, key) == [sim.dump(i) for i in range(len(sim.links))]
     queries = FreshValues(1).take(20_000)
-    assert (redisbloom.exists_items(bloom_lab, key, queries) == sim.exists(queries)).all()
+    assert (runs.exists_items(bloom_lab, key, queries) == sim.exists(queries)).all()
 
 
 def test_fill_to_stops_exactly_at_the_end_of_a_sub_filter(bloom_lab):
     layout = ChainLayout(0.1, 200, 2)
     key = bloom_lab.key("fill")
-    redisbloom.reserve(bloom_lab, key, layout)
-    sent = redisbloom.fill_to(bloom_lab, key, layout.items_for(3), FreshValues(0))
-    info = redisbloom.read_info(bloom_lab, key)
+    runs.reserve(bloom_lab, key, layout)
+    sent = runs.fill_to(bloom_lab, key, layout.items_for(3), FreshValues(0))
+    info = runs.read_info(bloom_lab, key)
     assert info["Number of filters"] == 3 and info["Number of items inserted"] == 1400
     assert sent > 1400  # some fresh items looked present and were not counted
 
@@ -78,19 +81,19 @@ def test_fill_to_stops_exactly_at_the_end_of_a_sub_filter(bloom_lab):
 def test_a_full_nonscaling_filter_refuses_with_an_error(bloom_lab):
     layout = ChainLayout(0.01, 10, nonscaling=True)
     key = bloom_lab.key("nonscaling")
-    redisbloom.reserve(bloom_lab, key, layout)
-    redisbloom.fill_to(bloom_lab, key, 10, FreshValues(0))
+    runs.reserve(bloom_lab, key, layout)
+    runs.fill_to(bloom_lab, key, 10, FreshValues(0))
     with pytest.raises(Exception, match="non scaling filter is full"):
         bloom_lab.r.execute_command("BF.ADD", key, b"one more item")
 
 
 def test_scaling_run_rows_agree_with_the_model(bloom_lab):
     layout = ChainLayout(0.01, 500, 2)
-    rows = redisbloom.scaling_run(bloom_lab, "run", layout, 3, queries=20_000, timed=50)
-    assert [r["info"] for r in rows] == [layout.info(layout.items_for(n)) for n in (1, 2, 3)]
+    rows = runs.scaling_run(bloom_lab, "run", layout, 3, queries=20_000, timed=50)
+    assert [dict(r.info) for r in rows] == [layout.info(layout.items_for(n)) for n in (1, 2, 3)]
     for row in rows:
-        assert row["fpr_measured"] < layout.error
-        assert row["stranger_server"] > 0 and row["stranger_rtt_p99"] >= row["stranger_rtt_p50"]
+        assert row.fpr_measured < layout.error
+        assert row.stranger_server > 0 and row.stranger_rtt_p99 >= row.stranger_rtt_p50
     assert bloom_lab.keys() == []
 
 
@@ -114,49 +117,60 @@ def _scandump(lab, key) -> bytes:
 def test_cuckoo_model_equals_cf_info_scandump_and_answers(bloom_lab, b, iterations, expansion):
     model = RedisBloomCuckoo(2048, b, iterations, expansion)
     key = bloom_lab.key("cf")
-    cuckoo.cf_reserve(bloom_lab, key, model)
+    cuckoo_runs.cf_reserve(bloom_lab, key, model)
     items = FreshValues(0).take(3000)
-    assert (cuckoo.cf_insert(bloom_lab, key, items) == model.add(items)).all()
-    assert cuckoo.cf_info(bloom_lab, key) == model.info()
+    assert (cuckoo_runs.cf_insert(bloom_lab, key, items) == model.add(items)).all()
+    assert cuckoo_runs.cf_info(bloom_lab, key) == model.info()
     assert _scandump(bloom_lab, key) == model.dump()
     queries = np.concatenate([items[:500], FreshValues(1).take(20_000)])
-    assert (cuckoo.cf_exists(bloom_lab, key, queries) == model.exists(queries)).all()
+    assert (cuckoo_runs.cf_exists(bloom_lab, key, queries) == model.exists(queries)).all()
     gone = items[:800]  # enough deletes to trigger compaction when there are sub-filters
-    assert (cuckoo.cf_delete(bloom_lab, key, gone) == model.delete(gone)).all()
-    assert cuckoo.cf_info(bloom_lab, key) == model.info()
+    assert (cuckoo_runs.cf_delete(bloom_lab, key, gone) == model.delete(gone)).all()
+    assert cuckoo_runs.cf_info(bloom_lab, key) == model.info()
     assert _scandump(bloom_lab, key) == model.dump()
 
 
 def test_duplicates_fill_both_buckets_then_open_a_sub_filter(bloom_lab):
     key = bloom_lab.key("dup")
-    cuckoo.cf_reserve(bloom_lab, key, RedisBloomCuckoo(1024, 2, 20, 1))
+    cuckoo_runs.cf_reserve(bloom_lab, key, RedisBloomCuckoo(1024, 2, 20, 1))
     item = redisbloom.encode(np.array([42], dtype=np.uint64))[0]
     for _ in range(4):
         bloom_lab.r.execute_command("CF.ADD", key, item)
-    assert cuckoo.cf_info(bloom_lab, key)["Number of filters"] == 1
+    assert cuckoo_runs.cf_info(bloom_lab, key)["Number of filters"] == 1
     bloom_lab.r.execute_command("CF.ADD", key, item)
-    assert cuckoo.cf_info(bloom_lab, key)["Number of filters"] == 2
+    assert cuckoo_runs.cf_info(bloom_lab, key)["Number of filters"] == 2
     assert bloom_lab.r.execute_command("CF.COUNT", key, item) == 5
 
 
 def test_deleting_a_false_positive_removes_a_real_member(bloom_lab):
     key = bloom_lab.key("falsedel")
     model = RedisBloomCuckoo(512, 4, 500, 0)
-    cuckoo.cf_reserve(bloom_lab, key, model)
+    cuckoo_runs.cf_reserve(bloom_lab, key, model)
     members = FreshValues(0).take(450)
-    cuckoo.cf_insert(bloom_lab, key, members)
+    cuckoo_runs.cf_insert(bloom_lab, key, members)
     pool = FreshValues(1).take(20_000)
-    impostor = pool[cuckoo.cf_exists(bloom_lab, key, pool)][:1]
+    impostor = pool[cuckoo_runs.cf_exists(bloom_lab, key, pool)][:1]
     assert impostor.size == 1
-    assert cuckoo.cf_delete(bloom_lab, key, impostor)[0] == 1
-    assert (~cuckoo.cf_exists(bloom_lab, key, members)).sum() >= 1
+    assert cuckoo_runs.cf_delete(bloom_lab, key, impostor)[0] == 1
+    assert (~cuckoo_runs.cf_exists(bloom_lab, key, members)).sum() >= 1
 
 
 def test_cf_fill_run_reports_the_first_full_reply_like_the_model(bloom_lab):
     model = RedisBloomCuckoo(4096, 2, 20, 0)
     items = FreshValues(0).take(4096)
-    row = cuckoo.cf_fill_run(bloom_lab, "fill", model, items)
+    row = cuckoo_runs.cf_fill_run(bloom_lab, "fill", model, items)
     replies = model.add(items)
-    assert row["first_full_at"] == int(np.flatnonzero(replies == -1)[0])
-    assert row["info"] == model.info()
+    assert row.first_full_at == int(np.flatnonzero(replies == -1)[0])
+    assert dict(row.info) == model.info()
+    assert row.first_full_load == row.first_full_at / 4096
+    assert bloom_lab.keys() == []
+
+
+def test_a_fill_grid_on_the_module_repeats_the_reference_run(bloom_lab):
+    # The reference run's EXPANSION 0 fills (redisbloom.so 2.8.2 on another day) are
+    # deterministic: the same items give the same first "full" and the same CF.INFO.
+    ref = RedisBloomReference.load()
+    grid = [(2, 20), (4, 20)]
+    fills = cuckoo_runs.fill_grid(bloom_lab, ref.cuckoo_capacity, grid)
+    assert fills == [ref.cuckoo_fill(b, it) for b, it in grid]
     assert bloom_lab.keys() == []

@@ -1,10 +1,14 @@
-"""setlab.models.redisbloom without a server: the layout against figures the real module printed, the
-chain arithmetic against a brute-force replay, the bit-exact simulator's invariants, the rebuild
-simulation against its closed form, and fakeredis's different BF.* model."""
+"""setlab.models.redisbloom without a server: the layout against figures the real module printed,
+the chain arithmetic against a brute-force replay, the bit-exact simulator's invariants, the rebuild
+simulation against its closed form; and setlab.lab.redisbloom_runs on fakeredis's different BF.*
+model, its typed records, and the stored reference run read through them."""
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import asdict
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -12,6 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from setlab.core import hashing
+from setlab.lab import redisbloom_runs as runs
+from setlab.lab.redisbloom_reference import RedisBloomReference
+from setlab.lab.redisbloom_runs import ScalingRow, WindowRun
 from setlab.models import bloom, redisbloom
 from setlab.models.redisbloom import ChainLayout, ChainSimulator, FreshValues
 
@@ -297,9 +304,9 @@ def test_dual_write_lets_nothing_through_and_costs_a_second_filter():
 def test_fakeredis_layers_keep_the_first_capacity_and_ignore_expansion(fake_lab):
     key = fake_lab.key("bf")
     layout = ChainLayout(0.01, 100, 4)
-    redisbloom.reserve(fake_lab, key, layout)
-    sent = redisbloom.fill_to(fake_lab, key, 350, redisbloom.FreshValues(0))
-    info = redisbloom.read_info(fake_lab, key)
+    runs.reserve(fake_lab, key, layout)
+    sent = runs.fill_to(fake_lab, key, 350, FreshValues(0))
+    info = runs.read_info(fake_lab, key)
     assert sent >= 350
     # RedisBloom: 100 + 400 = 500 >= 350, two sub-filters. pyprobables: a layer per 100 items.
     assert layout.filters_for(350) == 2
@@ -308,10 +315,80 @@ def test_fakeredis_layers_keep_the_first_capacity_and_ignore_expansion(fake_lab)
 
 
 def test_scaling_run_works_on_the_embedded_backend(fake_lab):
-    rows = redisbloom.scaling_run(
-        fake_lab, "chain", ChainLayout(0.05, 200), 2, queries=2000, timed=0
-    )
-    assert [r["filters_full"] for r in rows] == [1, 2]
-    assert rows[1]["info"]["Number of items inserted"] == 600
-    assert all(0 <= r["fpr_measured"] <= 1 for r in rows)
+    rows = runs.scaling_run(fake_lab, "chain", ChainLayout(0.05, 200), 2, queries=2000, timed=0)
+    assert [r.filters_full for r in rows] == [1, 2]
+    assert rows[1].items == 600
+    assert all(0 <= r.fpr_measured <= 1 for r in rows)
+    assert math.isnan(rows[0].stranger_server)  # nothing timed
     assert fake_lab.keys() == []
+
+
+def test_mexists_answers_per_value_like_single_exists(fake_lab):
+    key = fake_lab.key("bf")
+    runs.reserve(fake_lab, key, ChainLayout(0.01, 500))
+    members, strangers = FreshValues(0).take(300), FreshValues(1).take(2500)
+    runs.add_items(fake_lab, key, members, batch=64)
+    asked = np.concatenate([members, strangers])
+    found = runs.mexists(fake_lab, "BF.MEXISTS", key, asked, batch=97)  # batches cut unevenly
+    one_by_one = [
+        bool(fake_lab.r.execute_command("BF.EXISTS", key, item))
+        for item in redisbloom.encode(asked)
+    ]
+    assert found.tolist() == one_by_one
+    assert found[:300].all()  # no false negatives
+    assert (runs.exists_items(fake_lab, key, asked) == found).all()
+
+
+def test_window_run_and_roaring_costs_return_typed_records(fake_lab):
+    window = runs.window_run(
+        fake_lab, "day", ChainLayout(0.05, 300), days=3, queries=3000, timed=20
+    )
+    assert isinstance(window, WindowRun) and window.days == 3
+    assert window.false_positives == round(window.fpr_measured * window.queries)
+    assert window.fpr_model == pytest.approx(1 - (1 - window.fpr_day_model) ** 3)
+    assert window.round_trip_ratio == window.round_trips.p50 / window.one_filter.p50
+    assert fake_lab.keys() == []
+    roaring = runs.roaring_window_costs(3, per_day=1000, queries=500, seed=1)
+    # 1,000 random 32-bit IDs a day spread over ~1,000 of 65,536 containers: one array container
+    # each, so a few bytes of header and 2 bytes of data per ID (pyroaring's format).
+    assert roaring.days == 3 and roaring.per_day == 1000
+    assert roaring.bytes_per_id == roaring.day_bytes / 3000 > 2
+
+
+# -- the stored reference run, typed ---------------------------------------------------------------
+
+
+def _stored() -> dict:
+    return json.loads(
+        (resources.files("setlab") / "data" / "redisbloom-reference.json").read_text()
+    )
+
+
+def test_reference_records_read_the_stored_file_and_write_it_back_unchanged():
+    raw, ref = _stored(), RedisBloomReference.load()
+    assert [r.to_dict() for r in ref.large] == raw["rows"]
+    assert [r.to_dict() for r in ref.small] == raw["small"]
+    assert asdict(ref.window) == raw["window"]
+    assert asdict(ref.roaring) == raw["roaring"]
+    assert [asdict(f) for f in ref.cuckoo] == raw["cuckoo"]
+    assert ref.layouts["large"] == ChainLayout(**raw["layouts"]["large"])
+    assert ref.run.label.startswith("reference run: Redis 7.0.15")
+    assert "this machine" not in ref.run.label
+
+
+def test_reference_rows_are_what_the_layout_model_says_the_module_built():
+    ref = RedisBloomReference.load()
+    for rows, layout in ((ref.large, ref.layouts["large"]), (ref.small, ref.layouts["small"]),
+                         (ref.fixed, ref.layouts["fixed"])):  # fmt: skip
+        for row in rows:
+            assert dict(row.info) == layout.info(layout.items_for(row.filters_full))
+
+
+def test_scaling_row_round_trips_through_its_stored_form():
+    row = ScalingRow(1, {"Capacity": 10, "Size": 96, "Number of filters": 1,
+                         "Number of items inserted": 10, "Expansion rate": 2},
+                     12, 1e5, 100, 1, 0.01, 0.011, 0.005, 0.01)  # fmt: skip
+    stored = row.to_dict()
+    assert "stranger_server" not in stored  # untimed fields are left out, not written as NaN
+    again = ScalingRow.from_dict(stored)
+    assert again.to_dict() == stored and again.items == 10 and again.capacity == 10

@@ -30,34 +30,24 @@ little-endian bytes, ``h = MurmurHash64A(item, 0)``; ``fp = 1 + h mod (2^f - 1)`
 is RedisBloom's ``h % 255 + 1``); ``i1 = h mod num_buckets``; ``i2 = i1 xor (fp · 0x5bd1e995)``
 mod ``num_buckets`` (the multiplier both RedisBloom and the reference implementation use).
 ``num_buckets`` is a power of two, which makes ``i1 = i2 xor H(fp)`` hold both ways.
-
-:class:`RedisBloomCuckoo` adds what ``CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m]
-[EXPANSION e]`` does on top (``src/cuckoo.c``, ``src/rebloom.c``): ``num_buckets =
-next_pow2(capacity // b)``; when an insert fails after its rollback, a new sub-filter with
-``expansion^i`` times as many buckets is added (``EXPANSION 0``: the add reports "Filter is full"
-instead); new items go to the first free slot of any sub-filter, newest first; kicks happen only in
-the newest; ``CF.INFO`` "Size" is ``40 + 16 · filters + slots`` bytes.
+RedisBloom's ``CF.*`` (its sizing, and the same filter with its own rules on top) is
+:mod:`setlab.models.redisbloom_cuckoo`; the commands that talk to the module are in
+:mod:`setlab.lab.cuckoo_runs`.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from setlab.core.hashing import murmur64a_u64
 from setlab.core.validate import check_int as _int
 from setlab.core.validate import check_probability as _probability
-from setlab.models.redisbloom import encode, mexists, reply_dict
-
-if TYPE_CHECKING:
-    from setlab.lab.backend import Lab
 
 #: Multiplier of the alternate-bucket hash, ``i xor (fp · 0x5bd1e995)`` (MurmurHash2's constant).
 ALT_MULTIPLIER = 0x5BD1E995
@@ -66,13 +56,6 @@ ON_FAILURE = ("rollback", "victim-slot", "drop")
 #: Load factor reached before the first failure, by bucket size, with 2 hashes and up to 500
 #: kicks (Fan et al. 2014, §2: "50% when b = 1 … 84%, 95% or 98% using b = 2, 4 or 8").
 PAPER_LOAD_FACTORS = {1: 0.50, 2: 0.84, 4: 0.95, 8: 0.98}
-#: RedisBloom's defaults (``src/rebloom.c``) and limits (argument checks of 2.8).
-RB_BUCKET_SIZE, RB_MAX_ITERATIONS, RB_EXPANSION = 2, 20, 1
-RB_MAX_BUCKET_SIZE, RB_MAX_ITERATIONS_LIMIT, RB_MAX_EXPANSION = 255, 65535, 32768
-#: ``CFMaxExpansions``: an add to a filter with this many sub-filters is refused.
-RB_MAX_FILTERS = 32
-#: ``sizeof(CuckooFilter)`` and ``sizeof(SubCF)`` on 64-bit (bytes), as ``CF.INFO`` counts them.
-RB_FILTER_BYTES, RB_SUBFILTER_BYTES = 40, 16
 
 
 # -- hashing and theory ---------------------------------------------------------------------------
@@ -147,8 +130,9 @@ def break_even_error(bucket_size: int, load: float) -> float:
 # -- one table ------------------------------------------------------------------------------------
 
 
-class _Table:
-    """``num_buckets × b`` fingerprint slots in a flat list (0 = empty)."""
+class BucketTable:
+    """``num_buckets × b`` fingerprint slots in a flat list (0 = empty): one table of a cuckoo
+    filter, with the moves every variant shares (place, find, remove, kick, undo)."""
 
     __slots__ = ("b", "mask", "num_buckets", "slots")
 
@@ -221,7 +205,8 @@ class _Table:
         return len(self.slots) - self.slots.count(0)
 
 
-def _matches(array: np.ndarray, index: np.ndarray, fp: np.ndarray) -> np.ndarray:
+def bucket_matches(array: np.ndarray, index: np.ndarray, fp: np.ndarray) -> np.ndarray:
+    """True where bucket ``index[j]`` of ``array`` (``num_buckets × b``) holds ``fp[j]``."""
     return (array[index.astype(np.int64)] == fp[:, None]).any(axis=1)
 
 
@@ -262,7 +247,7 @@ class CuckooFilter:
         if on_failure not in ON_FAILURE:
             raise ValueError(f"on_failure must be one of {ON_FAILURE}, got {on_failure!r}")
         self.victim, self.on_failure = victim, on_failure
-        self.table = _Table(num_buckets, self.bucket_size)
+        self.table = BucketTable(num_buckets, self.bucket_size)
         self._slots = num_buckets * self.bucket_size
         self.rng = random.Random(_int("seed", seed, 0))
         self.stash: tuple[int, int] | None = None  # (bucket, fp) in "victim-slot" mode
@@ -349,7 +334,7 @@ class CuckooFilter:
         """True where either bucket (or the stash) holds the value's fingerprint (bool array)."""
         fp, i1, i2 = self.locate(values)
         array = self.table.array()
-        found = _matches(array, i1, fp) | _matches(array, i2, fp)
+        found = bucket_matches(array, i1, fp) | bucket_matches(array, i2, fp)
         if self.stash is not None:
             bucket, sfp = self.stash
             found |= (fp == np.uint64(sfp)) & (
@@ -568,352 +553,3 @@ def kick_chain_demo(
         if cf.count >= cf.capacity - 1:
             cf = CuckooFilter(num_buckets, bucket_size, 8, max_kicks=50, seed=seed)
     raise ValueError(f"no insert needed exactly {kicks} kicks; try another seed")
-
-
-def draw_kick_chain(ax: Any, demo: KickDemo) -> Any:
-    """Draw the table before ``demo``'s insert: one row per bucket, one cell per slot, the new
-    item's two buckets outlined, and an arrow for every move of the chain. Returns ``ax``."""
-    from matplotlib.patches import FancyArrowPatch, Rectangle
-
-    b = demo.bucket_size
-    cell = {}
-    for bucket in range(demo.num_buckets):
-        y = demo.num_buckets - 1 - bucket
-        ax.text(-0.3, y + 0.5, f"bucket {bucket}", ha="right", va="center", fontsize=8)
-        for slot in range(b):
-            pos = bucket * b + slot
-            fp = demo.before[pos]
-            moved = pos in demo.path or pos == demo.final
-            ax.add_patch(Rectangle((slot, y), 1, 1, edgecolor="black", linewidth=0.8,
-                                   facecolor="#fde7c4" if moved else "white"))  # fmt: skip
-            ax.text(slot + 0.5, y + 0.5, str(fp) if fp else "·", ha="center", va="center",
-                    fontsize=9)  # fmt: skip
-            cell[pos] = (slot + 0.5, y + 0.5)
-    for bucket, label in ((demo.i1, "i1"), (demo.i2, "i2 = i1 xor H(fp)")):
-        y = demo.num_buckets - 1 - bucket
-        ax.add_patch(Rectangle((0, y), b, 1, fill=False, edgecolor="#0072B2", linewidth=2.2))
-        ax.text(b + 0.15, y + 0.5, label, va="center", fontsize=8, color="#0072B2")
-    start = (-2.6, demo.num_buckets + 0.4)
-    ax.text(*start, f"new item, fp = {demo.fp}", fontsize=9, color="#D55E00", va="bottom")
-    stops = [*demo.path, demo.final]
-    movers = [demo.fp] + [demo.before[pos] for pos in demo.path]
-    origin = (start[0] + 1.0, start[1])
-    for n, (pos, fp) in enumerate(zip(stops, movers, strict=True)):
-        target = cell[pos]
-        colour = "#D55E00" if n == 0 else "#555555"
-        ax.add_patch(FancyArrowPatch(origin, target, arrowstyle="-|>", mutation_scale=12,
-                                     color=colour, linewidth=1.4, connectionstyle="arc3,rad=0.35",
-                                     shrinkA=6, shrinkB=8))  # fmt: skip
-        bucket = pos // b
-        what = f"evicts {demo.before[pos]}" if n < len(demo.path) else "a free slot"
-        step = f"{n + 1}. {fp} → bucket {bucket}, {what}"
-        ax.text(b + 2.6, demo.num_buckets - 0.6 - 0.7 * n, step, fontsize=8, color=colour)
-        origin = target
-    x, y = cell[demo.final]
-    ax.add_patch(
-        Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="#009E73", linewidth=2.2)
-    )
-    ax.set_xlim(-3, b + 8.5)
-    ax.set_ylim(-0.3, demo.num_buckets + 1.2)
-    ax.set_aspect("equal")
-    ax.set_axis_off()
-    return ax
-
-
-# -- RedisBloom's CF, bit for bit ------------------------------------------------------------------
-
-
-class RedisBloomCuckoo:
-    """``CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]``, in process.
-
-    Follows ``src/cuckoo.c`` of RedisBloom 2.8: 8-bit fingerprints ``h % 255 + 1``, round-robin
-    victims starting at slot 0 of bucket ``h1``, rollback after ``max_iterations`` kicks, then a new
-    sub-filter (``expansion^i`` × the buckets) unless ``expansion`` is 0. Its :meth:`info` equals
-    ``CF.INFO`` and its :meth:`dump` ``CF.SCANDUMP``'s data after the same adds.
-    """
-
-    def __init__(
-        self,
-        capacity: int,
-        bucket_size: int = RB_BUCKET_SIZE,
-        max_iterations: int = RB_MAX_ITERATIONS,
-        expansion: int = RB_EXPANSION,
-    ) -> None:
-        self.bucket_size = _int("bucket_size", bucket_size, 1, RB_MAX_BUCKET_SIZE)
-        self.capacity = _int("capacity", capacity, 2 * self.bucket_size, 2**40)
-        self.max_iterations = _int("max_iterations", max_iterations, 1, RB_MAX_ITERATIONS_LIMIT)
-        self.expansion = next_pow2(_int("expansion", expansion, 0, RB_MAX_EXPANSION))
-        self.num_buckets = max(1, next_pow2(self.capacity // self.bucket_size))
-        self.tables = [_Table(self.num_buckets, self.bucket_size)]
-        self.num_items = 0
-        self.num_deletes = 0
-        self.kicks: list[int] = []
-
-    def reserve_args(self) -> list[object]:
-        """Arguments after the key of the ``CF.RESERVE`` that creates this filter."""
-        return [
-            self.capacity,
-            "BUCKETSIZE", self.bucket_size,
-            "MAXITERATIONS", self.max_iterations,
-            "EXPANSION", self.expansion,
-        ]  # fmt: skip
-
-    def _grow(self) -> None:
-        buckets = self.num_buckets * self.expansion ** len(self.tables)
-        self.tables.append(_Table(buckets, self.bucket_size))
-
-    @staticmethod
-    def _params(values: object) -> tuple[list[int], list[int]]:
-        h = item_hashes(values)
-        return h.tolist(), (np.uint64(1) + h % np.uint64(255)).tolist()
-
-    def _find_free(self, h1: int, fp: int) -> bool:
-        for t in reversed(self.tables):
-            i1 = h1 & t.mask
-            if t.place(i1, fp) or t.place(t.alt(i1, fp), fp):
-                return True
-        return False
-
-    def _insert(self, h1: int, fp: int) -> int:
-        while True:
-            if self._find_free(h1, fp):
-                self.num_items += 1
-                self.kicks.append(0)
-                return 1
-            t = self.tables[-1]
-            kicks, homeless, path = t.kick(h1 & t.mask, fp, self.max_iterations, "round-robin")
-            self.kicks.append(kicks)
-            if not homeless:
-                self.num_items += 1
-                return 1
-            t.undo(path, homeless)
-            if self.expansion == 0:
-                return -1
-            self._grow()
-
-    def add(self, values: object, nx: bool = False) -> np.ndarray:
-        """``CF.INSERT`` (``CF.INSERTNX`` with ``nx``) one item at a time: 1 added, 0 already
-        present (nx only), -1 full (``EXPANSION 0``), -2 refused because the filter already has
-        32 sub-filters ("Maximum expansions reached"). int8 array."""
-        h1s, fps = self._params(values)
-        out = np.zeros(len(h1s), dtype=np.int8)
-        for j, (h1, fp) in enumerate(zip(h1s, fps, strict=True)):
-            if len(self.tables) >= RB_MAX_FILTERS:
-                out[j] = -2
-            elif nx and self._check(h1, fp):
-                out[j] = 0
-            else:
-                out[j] = self._insert(h1, fp)
-        return out
-
-    def _check(self, h1: int, fp: int) -> bool:
-        for t in self.tables:
-            i1 = h1 & t.mask
-            if t.has(i1, fp) or t.has(t.alt(i1, fp), fp):
-                return True
-        return False
-
-    def exists(self, values: object) -> np.ndarray:
-        """``CF.EXISTS`` for each value (bool array)."""
-        h = item_hashes(values)
-        fp = np.uint64(1) + h % np.uint64(255)
-        found = np.zeros(h.size, dtype=bool)
-        for t in self.tables:
-            mask = np.uint64(t.mask)
-            i1 = h & mask
-            i2 = (i1 ^ (fp * np.uint64(ALT_MULTIPLIER))) & mask
-            array = t.array()
-            found |= _matches(array, i1, fp) | _matches(array, i2, fp)
-        return found
-
-    def count(self, values: object) -> np.ndarray:
-        """``CF.COUNT``: copies of each value's fingerprint in its buckets over all sub-filters."""
-        h1s, fps = self._params(values)
-        out = []
-        for h1, fp in zip(h1s, fps, strict=True):
-            n = 0
-            for t in self.tables:
-                i1 = h1 & t.mask
-                n += t.copies(i1, fp) + t.copies(t.alt(i1, fp), fp)
-            out.append(n)
-        return np.array(out)
-
-    def delete(self, values: object) -> np.ndarray:
-        """``CF.DEL`` for each value: 1 if a copy of its fingerprint was removed (newest
-        sub-filter first, bucket i1 before i2), else 0. Compacts like the module when more than
-        10% of the items have been deleted and there is more than one sub-filter."""
-        h1s, fps = self._params(values)
-        out = np.zeros(len(h1s), dtype=np.int8)
-        for j, (h1, fp) in enumerate(zip(h1s, fps, strict=True)):
-            for t in reversed(self.tables):
-                i1 = h1 & t.mask
-                if t.remove(i1, fp) or t.remove(t.alt(i1, fp), fp):
-                    out[j] = 1
-                    self.num_items -= 1
-                    self.num_deletes += 1
-                    if len(self.tables) > 1 and self.num_deletes > self.num_items * 0.10:
-                        self.compact(keep_going=False)
-                    break
-        return out
-
-    def compact(self, keep_going: bool = True) -> None:
-        """``CuckooFilter_Compact``: move fingerprints of newer sub-filters into older ones, and
-        drop the newest sub-filter once it is empty (``CF.COMPACT`` uses ``keep_going``)."""
-        for index in range(len(self.tables) - 1, 0, -1):
-            t = self.tables[index]
-            moved_all = True
-            for bucket in range(t.num_buckets):
-                for slot in range(t.b):
-                    pos = bucket * t.b + slot
-                    fp = t.slots[pos]
-                    if fp == 0:
-                        continue
-                    if any(self._relocate(older, bucket, fp) for older in self.tables[:index]):
-                        t.slots[pos] = 0
-                    else:
-                        moved_all = False
-            if moved_all and index == len(self.tables) - 1:
-                self.tables.pop()
-            if not moved_all and not keep_going:
-                break
-        self.num_deletes = 0
-
-    @staticmethod
-    def _relocate(t: _Table, bucket: int, fp: int) -> bool:
-        i1 = bucket & t.mask
-        return t.place(i1, fp) or t.place(t.alt(i1, fp), fp)
-
-    def memory(self) -> int:
-        """``CF.INFO`` "Size": ``40 + 16 · filters + Σ buckets × bucket_size`` bytes."""
-        slots = sum(t.num_buckets for t in self.tables) * self.bucket_size
-        return RB_FILTER_BYTES + RB_SUBFILTER_BYTES * len(self.tables) + slots
-
-    def info(self) -> dict[str, int]:
-        """What ``CF.INFO`` returns (same field names)."""
-        return {
-            "Size": self.memory(),
-            "Number of buckets": self.num_buckets,
-            "Number of filters": len(self.tables),
-            "Number of items inserted": self.num_items,
-            "Number of items deleted": self.num_deletes,
-            "Bucket size": self.bucket_size,
-            "Expansion rate": self.expansion,
-            "Max iterations": self.max_iterations,
-        }
-
-    def dump(self) -> bytes:
-        """All sub-filters' slots, oldest first, one byte each: ``CF.SCANDUMP``'s data."""
-        return b"".join(bytes(t.slots) for t in self.tables)
-
-
-# -- talking to the module ------------------------------------------------------------------------
-
-
-def cf_reserve(lab: Lab, key: str, model: RedisBloomCuckoo) -> None:
-    """``CF.RESERVE`` with ``model``'s parameters (checks the allocation first)."""
-    lab.check_allocation(model.memory(), f"CF.RESERVE {key}")
-    lab.r.execute_command("CF.RESERVE", key, *model.reserve_args())
-
-
-def cf_info(lab: Lab, key: str) -> dict[str, int]:
-    """``CF.INFO key`` as a dict with the module's field names."""
-    return {k: int(v) for k, v in reply_dict(lab.r.execute_command("CF.INFO", key)).items()}
-
-
-def cf_insert(lab: Lab, key: str, values: object, batch: int = 500, nx: bool = False) -> np.ndarray:
-    """``CF.INSERT`` (``CF.INSERTNX``) the values in pipelined batches: the replies as int8
-    (1 added, 0 present, -1 full; -2 for a whole batch refused with "Maximum expansions")."""
-    batch = _int("batch", batch, 1)
-    items = encode(values)
-    pipe = lab.r.pipeline(transaction=False)
-    command = "CF.INSERTNX" if nx else "CF.INSERT"
-    sizes = []
-    for start in range(0, len(items), batch):
-        chunk = items[start : start + batch]
-        pipe.execute_command(command, key, "NOCREATE", "ITEMS", *chunk)
-        sizes.append(len(chunk))
-    out: list[int] = []
-    for reply, size in zip(pipe.execute(raise_on_error=False), sizes, strict=True):
-        out += [-2] * size if isinstance(reply, Exception) else [int(v) for v in reply]
-    return np.array(out, dtype=np.int8)
-
-
-def cf_exists(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarray:
-    """``CF.MEXISTS`` in pipelined batches (bool array)."""
-    return mexists(lab, "CF.MEXISTS", key, values, batch)
-
-
-def cf_delete(lab: Lab, key: str, values: object) -> np.ndarray:
-    """``CF.DEL`` each value (pipelined): 1 where a fingerprint was removed."""
-    pipe = lab.r.pipeline(transaction=False)
-    for item in encode(values):
-        pipe.execute_command("CF.DEL", key, item)
-    return np.array([int(v) for v in pipe.execute()], dtype=np.int8)
-
-
-def cf_fill_run(
-    lab: Lab, name: str, model: RedisBloomCuckoo, values: np.ndarray, batch: int = 500
-) -> dict[str, Any]:
-    """Insert ``values`` into a fresh ``CF.RESERVE`` filter shaped like ``model``; report where
-    the first ``-1`` (full) came, how many adds failed, and ``CF.INFO`` at the end. The key is
-    ``lab.key(name)``; it is removed at the end."""
-    key = lab.key(name)
-    lab.r.delete(key)
-    cf_reserve(lab, key, model)
-    replies = cf_insert(lab, key, values, batch)
-    info = cf_info(lab, key)
-    lab.r.unlink(key)
-    full = np.flatnonzero(replies == -1)
-    return {
-        "bucket_size": model.bucket_size,
-        "max_iterations": model.max_iterations,
-        "expansion": model.expansion,
-        "capacity": model.capacity,
-        "attempts": int(values.size),
-        "first_full_at": int(full[0]) if full.size else None,
-        "failures": int(full.size),
-        "info": info,
-    }
-
-
-# -- the field report's claims (the figures setlab.chapters.claims checks them against) --------------------
-
-#: The cuckoo-kick-chains chapter's fills at scale 1: 2^15 slots, seed 3.
-CLAIM_SLOTS = 2**15
-#: Seed 003's failure rate and volume.
-SEED_003_FAILURE_SHARE, SEED_003_INSERTS = 3e-4, 1.2e8
-
-
-@functools.cache
-def claim_figures() -> dict[str, Any]:
-    """The numbers behind the verdicts on seed 003's cuckoo claims: bits per item against Bloom
-    (the paper's formulas), seeded fills of :data:`CLAIM_SLOTS` slots (b = 4 with 500 kicks, and
-    RedisBloom's default b = 2, 20 round-robin iterations, 8-bit fingerprints), and a deletion of
-    a false positive. Deterministic (cached)."""
-    from setlab.models import bloom
-    from setlab.models.redisbloom import FreshValues
-
-    load = PAPER_LOAD_FACTORS[4]
-    seed_error = error_for_bits(12, 4, load)
-    b4 = fill(CLAIM_SLOTS // 4, 4, CLAIM_SLOTS, max_kicks=500, seed=3).record()
-    rb = fill(CLAIM_SLOTS // 2, 2, CLAIM_SLOTS, fingerprint_bits=8, max_kicks=20,
-              victim="round-robin", seed=3).record()  # fmt: skip
-    members = FreshValues(0).take(450)
-    cf = CuckooFilter(128, 4, 8, seed=2)
-    cf.insert(members)
-    pool = FreshValues(1).take(20_000)
-    impostor = pool[cf.contains(pool)][:1]
-    cf.delete(impostor)
-    copies = CuckooFilter(1024, 2, 16, seed=1).insert(np.full(5, 42, dtype=np.uint64))
-    return {
-        "cuckoo_bits_1pct": bits_per_item(0.01, 4, load),
-        "bloom_bits_1pct": bloom.bits_per_item(0.01),
-        "seed_bits_error": seed_error,
-        "bloom_bits_seed_error": bloom.bits_per_item(seed_error),
-        "first_failure_b4_500": b4.first_failure_load(),
-        "first_failure_rb": rb.first_failure_load(),
-        "reach_seed_share_b4_500": b4.load_at_failure_share(SEED_003_FAILURE_SHARE),
-        "seed_failures": SEED_003_FAILURE_SHARE * SEED_003_INSERTS,
-        "members_lost_by_one_delete": int((~cf.contains(members)).sum()),
-        "copies_fitting_b2": int(np.count_nonzero(copies)),
-    }

@@ -32,26 +32,22 @@ Two behaviours matter for the chapter "Scalable Bloom filters":
 fakeredis emulates ``BF.*`` with pyprobables' ``ExpandingBloomFilter``: every layer there has the
 capacity and the error rate given to ``BF.RESERVE`` (``EXPANSION`` is accepted and ignored) and
 ``BF.INFO`` reports the item count as "Size". That is the model seed 003 describes, not RedisBloom.
+
+This module is pure computation. The experiments that send these items to a server (``BF.RESERVE``,
+``BF.MADD``, ``BF.INFO``, the scaling and window runs) live in :mod:`setlab.lab.redisbloom_runs`.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from setlab.core.hashing import MASK64, as_uint64, murmur64a_u64
 from setlab.core.validate import check_int as _int
 from setlab.core.validate import check_probability as _probability
-from setlab.lab import latency
-
-if TYPE_CHECKING:
-    from setlab.lab.backend import Lab
 
 #: ``ERROR_TIGHTENING_RATIO`` in ``src/sb.c``: each sub-filter's rate is half the previous one's.
 TIGHTENING = 0.5
@@ -384,89 +380,6 @@ class ChainSimulator:
         return bytes(self.arrays[_int("index", index, 0, len(self.arrays) - 1)])
 
 
-# -- talking to the module ------------------------------------------------------------------------
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def reply_dict(reply: Any) -> dict[str, Any]:
-    """A flat RESP2 ``[name, value, …]`` reply (``BF.INFO``, ``CF.INFO``; or a dict) as
-    ``{name: value}`` with text names."""
-    if isinstance(reply, dict):
-        return {_text(k): v for k, v in reply.items()}
-    return {_text(reply[i]): reply[i + 1] for i in range(0, len(reply), 2)}
-
-
-def reserve(lab: Lab, key: str, layout: ChainLayout) -> None:
-    """``BF.RESERVE key …`` for ``layout`` (the key must not exist). Checks the allocation of the
-    first sub-filter with ``lab.check_allocation``."""
-    lab.check_allocation(layout.memory(0), f"BF.RESERVE {key}")
-    lab.r.execute_command("BF.RESERVE", key, *layout.reserve_args())
-
-
-def read_info(lab: Lab, key: str) -> dict[str, int | None]:
-    """``BF.INFO key`` as a dict with the module's field names."""
-    return {
-        k: (None if v is None else int(v))
-        for k, v in reply_dict(lab.r.execute_command("BF.INFO", key)).items()
-    }
-
-
-def read_debug(lab: Lab, key: str) -> list[str]:
-    """``BF.DEBUG key`` as text lines (real RedisBloom only; fakeredis has no BF.DEBUG)."""
-    return [_text(line) for line in lab.r.execute_command("BF.DEBUG", key)]
-
-
-def read_dump(lab: Lab, key: str) -> list[bytes]:
-    """The chain's bit arrays as ``BF.SCANDUMP`` returns them, concatenated then split per
-    sub-filter using ``BF.DEBUG``'s byte counts (real RedisBloom only)."""
-    sizes = [int(line.split()[0].split(":")[1]) for line in read_debug(lab, key)[1:]]
-    cursor, _header = lab.r.execute_command("BF.SCANDUMP", key, 0)
-    data = b""
-    while True:
-        cursor, chunk = lab.r.execute_command("BF.SCANDUMP", key, cursor)
-        if not cursor:
-            break
-        data += chunk
-    out, start = [], 0
-    for size in sizes:
-        out.append(data[start : start + size])
-        start += size
-    return out
-
-
-def add_items(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarray:
-    """``BF.MADD`` the values (8-byte encoding) in pipelined batches; the replies (int8 array:
-    1 added, 0 looked present)."""
-    batch = _int("batch", batch, 1)
-    items = encode(values)
-    replies: list[int] = []
-    pipe = lab.r.pipeline(transaction=False)
-    for start in range(0, len(items), batch):
-        pipe.execute_command("BF.MADD", key, *items[start : start + batch])
-        if len(pipe) >= 16:
-            replies += [int(v) for reply in pipe.execute() for v in reply]
-    replies += [int(v) for reply in pipe.execute() for v in reply]
-    return np.array(replies, dtype=np.int8)
-
-
-def mexists(lab: Lab, command: str, key: str, values: object, batch: int = 1000) -> np.ndarray:
-    """``BF.MEXISTS`` or ``CF.MEXISTS`` for the values, in pipelined batches (bool array)."""
-    batch = _int("batch", batch, 1)
-    items = encode(values)
-    pipe = lab.r.pipeline(transaction=False)
-    for start in range(0, len(items), batch):
-        pipe.execute_command(command, key, *items[start : start + batch])
-    return np.array([bool(v) for reply in pipe.execute() for v in reply], dtype=bool)
-
-
-def exists_items(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarray:
-    """``BF.MEXISTS`` for the values in pipelined batches (bool array)."""
-    return mexists(lab, "BF.MEXISTS", key, values, batch)
-
-
 class FreshValues:
     """Distinct 64-bit values that look like hashed device IDs, never repeated.
 
@@ -500,98 +413,7 @@ class FreshValues:
         return FreshValues(self.stream).take(count)
 
 
-def fill_to(lab: Lab, key: str, target: int, values: FreshValues, batch: int = 1000) -> int:
-    """Add fresh values until ``BF.INFO`` counts ``target`` items; returns how many were sent.
-
-    Values that look present are not counted by the module, so more values than ``target`` are
-    sent; the last batch is cut so the chain holds exactly ``target`` (and no sub-filter beyond).
-    """
-    target = _int("target", target, 0)
-    counted = int(read_info(lab, key)["Number of items inserted"] or 0)
-    sent = 0
-    while counted < target:
-        replies = add_items(lab, key, values.take(target - counted), batch)
-        counted += int(np.count_nonzero(replies == 1))
-        sent += replies.size
-    return sent
-
-
-def time_exists(lab: Lab, key: str, values: np.ndarray) -> dict[str, float]:
-    """Time one ``BF.EXISTS`` per value, one round trip each.
-
-    Returns the client-side round trip's median and 99th percentile (seconds), and the mean
-    time inside Redis per call from ``INFO commandstats`` (seconds; real Redis only, else NaN).
-    """
-    items = encode(values)
-    rtts = np.empty(len(items))
-    before = latency.server_usec(lab, "bf.exists") if lab.is_real else math.nan
-    for i, item in enumerate(items):
-        t0 = time.perf_counter()
-        lab.r.execute_command("BF.EXISTS", key, item)
-        rtts[i] = time.perf_counter() - t0
-    after = latency.server_usec(lab, "bf.exists") if lab.is_real else math.nan
-    return {
-        "rtt_p50": float(np.percentile(rtts, 50)),
-        "rtt_p99": float(np.percentile(rtts, 99)),
-        "server": (after - before) / 1e6 / max(1, len(items)),
-    }
-
-
-def scaling_run(
-    lab: Lab,
-    name: str,
-    layout: ChainLayout,
-    filters: int,
-    queries: int = 100_000,
-    timed: int = 2_000,
-) -> list[dict[str, Any]]:
-    """Grow one chain sub-filter by sub-filter; after each is full, measure it.
-
-    For ``n = 1 … filters`` full sub-filters: ``BF.INFO``, the false-positive rate on ``queries``
-    fresh non-members (with the model's expected rate, the design rate and seed 003's formula
-    beside it), and ``BF.EXISTS`` timings for ``timed`` non-members and ``timed`` members (the
-    oldest ones, which a query finds last). Works on fakeredis too (pyprobables' filter, no
-    server timings). The key is ``lab.key(name)``; it is removed at the end.
-    """
-    filters = _int("filters", filters, 1, 1 if layout.nonscaling else 64)
-    queries, timed = _int("queries", queries, 1), _int("timed", timed, 0)
-    key = lab.key(name)
-    lab.r.delete(key)
-    lab.check_allocation(layout.memory(layout.items_for(filters)), f"chain {name!r}")
-    reserve(lab, key, layout)
-    members, strangers = FreshValues(0), FreshValues(1)
-    rows, sent = [], 0
-    for n in range(1, filters + 1):
-        target = layout.items_for(n)
-        t0 = time.perf_counter()
-        added = fill_to(lab, key, target, members)
-        load_seconds = time.perf_counter() - t0
-        sent += added
-        hits = int(np.count_nonzero(exists_items(lab, key, strangers.take(queries))))
-        info = read_info(lab, key)
-        row: dict[str, Any] = {
-            "filters_full": n,
-            "info": info,
-            "items_sent": sent,
-            "load_items_per_second": added / load_seconds if load_seconds > 0 else math.nan,
-            "queries": queries,
-            "false_positives": hits,
-            "fpr_measured": hits / queries,
-            "fpr_model": layout.expected_fpr(target),
-            "fpr_design": layout.design_fpr(n),
-            "fpr_seed_formula": seed_compound_fpr(layout.error, n),
-        }
-        if timed:
-            stranger_t = time_exists(lab, key, strangers.take(timed))
-            member_t = time_exists(lab, key, members.first(timed))
-            row.update({f"stranger_{k}": v for k, v in stranger_t.items()})
-            row.update({f"member_{k}": v for k, v in member_t.items()})
-        rows.append(row)
-    lab.r.unlink(key)
-    return rows
-
-
-# -- operations: rebuilding a filter, and time windows ------------------------------------------
+# -- operations: rebuilding a filter ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -667,170 +489,3 @@ def expected_rebuild_passes(
     if not load_rate > 0:
         raise ValueError(f"load_rate must be > 0 items/s, got {load_rate!r}")
     return query_rate * repeat_share * items / load_rate / 2.0
-
-
-def time_window_queries(
-    lab: Lab, keys: Sequence[str], values: np.ndarray, pipelined: bool
-) -> dict[str, float]:
-    """Time "is the value in any of these daily filters?" for each value (seconds).
-
-    ``pipelined=False``: one ``BF.EXISTS`` round trip per key, stopping at the first yes, as a
-    loop over seven day keys does. ``pipelined=True``: all keys' ``BF.EXISTS`` in one round trip.
-    Returns the median and 99th percentile per query.
-    """
-    if not keys:
-        raise ValueError("keys must name at least one filter")
-    items = encode(values)
-    times = np.empty(len(items))
-    for i, item in enumerate(items):
-        t0 = time.perf_counter()
-        if pipelined:
-            pipe = lab.r.pipeline(transaction=False)
-            for key in keys:
-                pipe.execute_command("BF.EXISTS", key, item)
-            any(pipe.execute())
-        else:
-            any(lab.r.execute_command("BF.EXISTS", key, item) for key in keys)
-        times[i] = time.perf_counter() - t0
-    return {"p50": float(np.percentile(times, 50)), "p99": float(np.percentile(times, 99))}
-
-
-def window_run(
-    lab: Lab,
-    name: str,
-    layout: ChainLayout,
-    days: int = 7,
-    queries: int = 50_000,
-    timed: int = 2000,
-) -> dict[str, Any]:
-    """Seven daily filters (``days`` of them), each reserved with ``layout`` and filled to its
-    capacity with different items, queried as "seen on any day?".
-
-    Returns the measured rate of the OR on ``queries`` strangers beside :func:`any_of_fpr` of the
-    model's per-day rate, and per-query times (seconds) for one filter, for ``days`` round trips
-    and for one pipelined round trip. Keys are ``lab.key(name, day)``, removed at the end.
-    """
-    days = _int("days", days, 1, 31)
-    keys = [lab.key(name, day) for day in range(days)]
-    lab.check_allocation(days * layout.memory(layout.capacity), f"{days} daily filters")
-    members = FreshValues(0)
-    for key in keys:
-        lab.r.delete(key)
-        reserve(lab, key, layout)
-        fill_to(lab, key, layout.capacity, members)
-    strangers = FreshValues(1)
-    sample = strangers.take(_int("queries", queries, 1))
-    hit = np.zeros(sample.size, dtype=bool)
-    for key in keys:
-        hit |= exists_items(lab, key, sample)
-    timed_values = strangers.take(_int("timed", timed, 1))
-    out = {
-        "days": days,
-        "queries": int(sample.size),
-        "false_positives": int(hit.sum()),
-        "fpr_measured": float(hit.mean()),
-        "fpr_day_model": layout.expected_fpr(layout.capacity),
-        "fpr_model": any_of_fpr([layout.expected_fpr(layout.capacity)] * days),
-        "one_filter": time_window_queries(lab, keys[:1], timed_values, pipelined=False),
-        "round_trips": time_window_queries(lab, keys, timed_values, pipelined=False),
-        "pipelined": time_window_queries(lab, keys, timed_values, pipelined=True),
-    }
-    lab.r.unlink(*keys)
-    return out
-
-
-def roaring_window_costs(
-    days: int = 7, per_day: int = 100_000, queries: int = 20_000, seed: int = 0
-) -> dict[str, Any]:
-    """The same question answered in process with pyroaring: ``days`` bitmaps of ``per_day``
-    random 32-bit IDs, asked "seen on any day?" for ``queries`` IDs.
-
-    Roaring needs the IDs to be (or map to) 32-bit integers, and answers exactly. Returns the
-    per-query time (seconds) of testing each day's bitmap in turn and of one precomputed union,
-    the time to build that union, and the serialized bytes of the day bitmaps and of the union.
-    """
-    from pyroaring import BitMap
-
-    days, per_day = _int("days", days, 1, 31), _int("per_day", per_day, 1)
-    rng = np.random.default_rng(seed)
-    bitmaps = [BitMap(rng.integers(0, 2**32, size=per_day, dtype=np.uint32)) for _ in range(days)]
-    asked = rng.integers(0, 2**32, size=_int("queries", queries, 1), dtype=np.uint64).tolist()
-    t0 = time.perf_counter()
-    each = [any(x in bm for bm in bitmaps) for x in asked]
-    t1 = time.perf_counter()
-    union = BitMap.union(*bitmaps)
-    t2 = time.perf_counter()
-    once = [x in union for x in asked]
-    t3 = time.perf_counter()
-    if each != once:
-        raise AssertionError("the union and the per-day loop disagree")  # cannot happen
-    return {
-        "days": days,
-        "per_day": per_day,
-        "per_query_each_day": (t1 - t0) / len(asked),
-        "per_query_union": (t3 - t2) / len(asked),
-        "union_build": t2 - t1,
-        "day_bytes": sum(len(bm.serialize()) for bm in bitmaps),
-        "union_bytes": len(union.serialize()),
-        "hits": int(sum(once)),
-    }
-
-
-# -- the field report's claims (the figures setlab.chapters.claims checks them against) --------------------
-
-#: Seed 003's rebuild: items reloaded, its window (3 minutes), devices a day, and the share of
-#: checks assumed to be for a device already reached that day (the scalable-bloom chapter's).
-SEED_003_REBUILD = {"items": 2 * 10**7, "window_s": 180.0, "checks_per_s": 1.2e8 / 86_400,
-                    "repeat_share": 0.3, "seed": 3}  # fmt: skip
-
-
-@functools.cache
-def claim_figures() -> dict[str, Any]:
-    """The numbers behind the verdicts on seed 003's scaling, latency, window and rebuild claims,
-    from the layout model and the stored reference run of RedisBloom 2.8
-    (``src/setlab/data/redisbloom-reference.json``): the same on every machine (cached)."""
-    from setlab.lab import reference
-
-    ref = reference.load("redisbloom-reference")
-    demo = ChainLayout(0.01, 1000)
-    fixed = ChainLayout(0.01, 1000, 1)
-    large = ChainLayout(0.01, 10**6)
-    r = SEED_003_REBUILD
-    rate = ref["load_items_per_second"]
-    rng = np.random.default_rng(r["seed"])
-    outcomes = {
-        (strategy, label): simulate_rebuild(r["items"], load, r["checks_per_s"],
-                                            r["repeat_share"], strategy, rng)
-        for strategy in REBUILD_STRATEGIES
-        for label, load in (("seed", r["items"] / r["window_s"]), ("ours", rate))
-    }  # fmt: skip
-    rows = ref["rows"]
-    return {
-        "default_expansion": DEFAULT_EXPANSION,
-        "demo_links": [(link.capacity, link.error) for link in demo.sub_filters(3)],
-        "three_measured": ref["small"][2]["fpr_measured"],
-        "three_model": ref["small"][2]["fpr_model"],
-        "three_equal_layers": seed_compound_fpr(0.01, 3),
-        "five_fixed_measured": ref["fixed"][4]["fpr_measured"],
-        "five_fixed_bits_per_item": fixed.bits_per_item(fixed.items_for(5)),
-        "five_equal_layers": seed_compound_fpr(0.01, 5),
-        "rtt_one": rows[0]["stranger_rtt_p50"],
-        "rtt_three": rows[2]["stranger_rtt_p50"],
-        "rtt_three_p99": rows[2]["stranger_rtt_p99"],
-        "server_one": rows[0]["stranger_server"],
-        "server_three": rows[2]["stranger_server"],
-        "probes_three": large.stranger_probes(large.items_for(3)),
-        "window_round_trips": ref["window"]["round_trips"]["p50"],
-        "window_one": ref["window"]["one_filter"]["p50"],
-        "window_pipelined": ref["window"]["pipelined"]["p50"],
-        "load_rate": rate,
-        "rebuild_window_s": outcomes["delete-and-rebuild", "ours"].window_seconds,
-        "rebuild_passed_seed": outcomes["delete-and-rebuild", "seed"].passed,
-        "rebuild_expected_seed": expected_rebuild_passes(
-            r["items"], r["items"] / r["window_s"], r["checks_per_s"], r["repeat_share"]
-        ),
-        "dual_passed": outcomes["dual-write-shadow-read", "ours"].passed,
-        "dual_extra_reads": outcomes["dual-write-shadow-read", "ours"].extra_reads,
-        "dual_filters": outcomes["dual-write-shadow-read", "ours"].peak_filters,
-        "measured": ref["measured"],
-    }
