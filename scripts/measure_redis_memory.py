@@ -12,224 +12,93 @@ Rerun it on your own machine (it starts a private redis-server):
 from __future__ import annotations
 
 import argparse
-import itertools
-import time
+import dataclasses
 
 import numpy as np
 import pyroaring
 
 import setlab
-from setlab.lab import reference
-from setlab.models import birthday
+from setlab.lab import hll_runs, memory_runs, reference, roaring_redis
+from setlab.lab.backend import Lab
+from setlab.models import hashed_offsets
+from setlab.models import hyperloglog as hll
 from setlab.models import redis_memory as rm
 from setlab.models import roaring as ro
 
 GROWTH_SIZES = sorted(
-    {
-        1,
-        2,
-        5,
-        10,
-        50,
-        100,
-        300,
-        512,
-        513,
-        1000,
-        3000,
-        10_000,
-        30_000,
-        100_000,
-        300_000,
-        1_000_000,
-        2**14,
-        2**14 + 1,
-        2**17,
-        2**17 + 1,
-    }
-)
-HLL_GROWTH = [
-    1,
-    2,
-    5,
-    10,
-    20,
-    50,
-    100,
-    200,
-    300,
-    500,
-    750,
-    1000,
-    1250,
-    1500,
-    1600,
-    1650,
-    1700,
-    2000,
-    3000,
-    5000,
-    10_000,
-    20_000,
-    100_000,
-]
+    {1, 2, 5, 10, 50, 100, 300, 512, 513, 1000, 3000, 10_000, 30_000, 100_000, 300_000,
+     1_000_000, 2**14, 2**14 + 1, 2**17, 2**17 + 1}
+)  # fmt: skip
+SWITCH_LIMITS = (0, 1, 128, 512, 1000, 100_000)
+BIG_SETS = (("16-hex device ids", 1_000_000), ("UUIDs", 300_000), ("integer ids", 300_000))
+HLL_GROWTH = [1, 2, 5, 10, 20, 50, 100, 200, 300, 500, 750, 1000, 1250, 1500, 1600, 1650, 1700,
+              2000, 3000, 5000, 10_000, 20_000, 100_000]  # fmt: skip
 HLL_PAYLOAD_UP_TO = 300
+HLL_COUNTS = (1_000, 10_000, 100_000, 1_000_000)
 
 
-def measure_sets(lab: setlab.lab.backend.Lab) -> None:
-    r = lab.r
-    rows = rm.run_seed_004(lab, rm.seed_004_keys())
-    print("seed 004 keys:", [(x["name"], x["memory_usage"], x["model"]) for x in rows])
-    growth = []
-    for kind in rm.GROWTH_KINDS:
-        growth += rm.measure_growth(lab, kind, GROWTH_SIZES)
-    print(
-        "growth rows:",
-        len(growth),
-        "mismatches:",
-        sum(g["memory_usage"] != g["model"] for g in growth),
-    )
+def _rows(records) -> list[dict]:
+    """Typed records as the reference file stores them (their fields, in order)."""
+    return [dataclasses.asdict(r) for r in records]
+
+
+def measure_sets(lab: Lab) -> None:
+    rows = memory_runs.run_seed_004(lab, memory_runs.seed_004_keys())
+    print("seed 004 keys:", [(x.name, x.memory_usage, x.model) for x in rows])
+    growth = memory_runs.measure_all_growth(lab, GROWTH_SIZES, rm.GROWTH_KINDS)
+    print("growth rows:", len(growth), "mismatches:",
+          sum(g.memory_usage != g.model for g in growth))  # fmt: skip
     switch = [
-        {"max_intset_entries": m, "switch_at": rm.intset_switch_point(lab, lab.key("switch"), m)}
-        for m in (0, 1, 128, 512, 1000, 100_000)
+        memory_runs.SwitchRow(m, at)
+        for m, at in memory_runs.switch_points(lab, SWITCH_LIMITS).items()
     ]
     print("intset switch points:", switch)
-
-    # MEMORY USAGE's default sampling on a set whose members differ in size
-    key = lab.key("sampling")
-    r.unlink(key)
-    mixed = [f"s{i}" for i in range(5000)] + ["L" * 200 + str(i) for i in range(5000)]
-    rm.sadd_all(lab, key, mixed)
-    rm.settle_set(lab, key)
-    sampling = {
-        "members": len(mixed),
-        "exact": int(r.memory_usage(key, samples=0)),
-        "default_samples": int(r.memory_usage(key)),
-        "model": rm.set_cost(mixed, key).memory_usage,
-    }
-    r.unlink(key)
-
+    sampling = memory_runs.measure_sampling(lab)  # MEMORY USAGE's default sampling, mixed sizes
     # used_memory given back by DEL against the model's allocated bytes
-    rm.measure_big_set(lab, "integer ids", 10_000)  # warm-up: a first big DEL allocates a little
-    allocated = [
-        rm.measure_big_set(lab, kind, n)
-        for kind, n in (
-            ("16-hex device ids", 1_000_000),
-            ("UUIDs", 300_000),
-            ("integer ids", 300_000),
-        )
-    ]
+    memory_runs.measure_big_set(lab, "integer ids", 10_000)  # warm-up: a first big DEL allocates
+    allocated = [memory_runs.measure_big_set(lab, kind, n) for kind, n in BIG_SETS]
     print("allocated:", allocated)
     path = reference.save(
-        "redis-memory",
-        rows,
+        memory_runs.SetMemoryReference.NAME,
+        _rows(rows),
         lab,
-        growth=growth,
-        switch=switch,
-        sampling=sampling,
-        allocated=allocated,
+        growth=_rows(growth),
+        switch=_rows(switch),
+        sampling=dataclasses.asdict(sampling),
+        allocated=_rows(allocated),
     )
     print("wrote", path)
 
 
-def _single_register(payload: bytes) -> tuple[int, int]:
-    """(index, value) of the only non-zero register in a sparse payload."""
-    index, p = 0, 0
-    while p < len(payload):
-        op = payload[p]
-        if op >> 6 == 0:
-            index += (op & 63) + 1
-            p += 1
-        elif op >> 6 == 1:
-            index += (((op & 63) << 8) | payload[p + 1]) + 1
-            p += 2
-        else:
-            return index, ((op >> 2) & 31) + 1
-    raise ValueError("no register set")
-
-
-def measure_hll(lab: setlab.lab.backend.Lab) -> None:
-    r = lab.r
-    key = lab.key("one")
-    registers = []
-    for i in range(500):
-        element = f"e:{i}"
-        r.unlink(key)
-        r.pfadd(key, element)
-        payload = r.get(key)[16:]
-        if r.get(key)[4] == 1:  # sparse
-            index, count = _single_register(payload)
-        else:  # a run over 32: dense
-            regs = rm.unpack_registers(payload)
-            index = int(np.flatnonzero(regs)[0])
-            count = int(regs[index])
-        registers.append({"element": element, "index": index, "count": count})
-    r.unlink(key)
-
-    key = lab.key("growth")
-    r.unlink(key)
-    growth, done = [], 0
-    for n in HLL_GROWTH:
-        batch = rm.reader_ids(done, n)
-        for i in range(0, len(batch), 5000):
-            r.pfadd(key, *batch[i : i + 5000])
-        done = n
-        raw = r.get(key)
-        row = {
-            "n": n,
-            "key": key,
-            "encoding": "sparse" if raw[4] == 1 else "dense",
-            "strlen": len(raw),
-            "memory_usage": int(r.memory_usage(key)),
-            "pfcount": int(r.pfcount(key)),
-        }
-        if n <= HLL_PAYLOAD_UP_TO:
-            row["payload_hex"] = raw[16:].hex()
-        growth.append(row)
-    r.unlink(key)
-
-    counts = []
-    for n in (1_000, 10_000, 100_000, 1_000_000):
-        key = lab.key("count", n)
-        batch = rm.reader_ids(0, n)
-        start = time.perf_counter()
-        pipe = r.pipeline(transaction=False)
-        for i in range(0, n, 5000):
-            pipe.pfadd(key, *batch[i : i + 5000])
-        pipe.execute()
-        counts.append(
-            {"n": n, "pfcount": int(r.pfcount(key)), "pfadd_s": time.perf_counter() - start}
-        )
-        r.unlink(key)
-    replies = rm.pfadd_replies(lab, 100_000)
-    edges = [0, 10, 100, 1_000, 10_000, 100_000]
-    zero_share = [
-        {"from": a, "to": b, "zero_replies": int((replies[a:b] == 0).sum())}
-        for a, b in itertools.pairwise(edges)
-    ]
-    week = rm.run_week(lab, rm.week_of_readers(np.random.default_rng(7)))
-    print("hll counts:", counts, "zero replies:", zero_share, "week:", week)
+def measure_hll(lab: Lab) -> None:
+    registers = hll_runs.measure_registers(lab, 500)
+    growth = hll_runs.measure_hll_growth(lab, HLL_GROWTH, payload_up_to=HLL_PAYLOAD_UP_TO)
+    counts = hll_runs.measure_counts(lab, HLL_COUNTS)
+    replies = hll_runs.pfadd_replies(lab, hll_runs.REPLY_EDGES[-1])
+    zeros = hll_runs.zero_replies(replies)
+    week = hll_runs.run_week(lab, hll.week_of_readers(np.random.default_rng(hll_runs.WEEK_SEED)))
+    print("hll counts:", counts, "zero replies:", zeros, "week:", week)
     path = reference.save(
-        "hyperloglog-reference",
-        registers,
+        hll_runs.HyperLogLogReference.NAME,
+        _rows(registers),
         lab,
-        registers=registers,
-        growth=growth,
-        counts=counts,
-        zero_replies=zero_share,
-        week=week,
+        registers=_rows(registers),
+        growth=[{k: v for k, v in dataclasses.asdict(r).items() if v is not None} for r in growth],
+        counts=_rows(counts),
+        zero_replies=hll_runs.zero_replies_as_stored(zeros),
+        week=dataclasses.asdict(week),
     )
     print("wrote", path)
 
 
-def measure_roaring(lab: setlab.lab.backend.Lab) -> None:
+def measure_roaring(lab: Lab) -> None:
     rng = np.random.default_rng(2026)
     key = lab.key("shared-bitmap")
-    contention = ro.contention_grid(lab, key)
+    contention = roaring_redis.contention_grid(lab, key)
     print("contention:", contention)
-    rb = ro.unknown_command(lab, "RB.SETBIT", lab.key("rb"), 2_000_000_000, 1)
-    rmw = ro.rmw_timings(lab, [1_000, 10_000, 100_000, 1_000_000], rng)
-    snowflakes = birthday.snowflake_like_ids(rng, 1_000_000)
+    rb = roaring_redis.unknown_command(lab, "RB.SETBIT", lab.key("rb"), 2_000_000_000, 1)
+    rmw = roaring_redis.rmw_timings(lab, [1_000, 10_000, 100_000, 1_000_000], rng)
+    snowflakes = hashed_offsets.snowflake_like_ids(rng, 1_000_000)
     dense = pyroaring.BitMap(ro.random_ids(1_000_000, rng, universe=100_000_000))
     snowflake = {
         "ids": len(snowflakes),
@@ -238,14 +107,14 @@ def measure_roaring(lab: setlab.lab.backend.Lab) -> None:
         "dense_population": 100_000_000,
         "dense_bytes": len(dense.serialize()),
     }
-    window = ro.window_timings(lab, ro.daily_bitmaps(rng))
+    window = roaring_redis.window_timings(lab, ro.daily_bitmaps(rng))
     print("rb:", rb, "rmw:", rmw, "snowflake:", snowflake, "window:", window)
     path = reference.save(
-        "roaring-reference",
+        roaring_redis.REFERENCE,
         contention,
         lab,
         contention=contention,
-        lost_update=ro.lost_update(lab, key),
+        lost_update=roaring_redis.lost_update(lab, key),
         rb_setbit=rb,
         rmw=rmw,
         snowflake=snowflake,

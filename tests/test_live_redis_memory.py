@@ -1,7 +1,9 @@
-"""The SET / string / HyperLogLog model against a real redis-server (exact equality).
+"""The SET / string / HyperLogLog models against a real redis-server (exact equality).
 
 Each test builds keys on the private server, asks Redis (MEMORY USAGE key SAMPLES 0, OBJECT
-ENCODING, GET, PFADD/PFCOUNT replies, INFO memory) and compares with setlab.models.redis_memory.
+ENCODING, GET, PFADD/PFCOUNT replies, INFO memory) and compares with setlab.models.redis_memory
+and setlab.models.hyperloglog; the experiments of setlab.lab.memory_runs and setlab.lab.hll_runs
+are run here the way the chapters and scripts/measure_redis_memory.py run them.
 """
 
 from __future__ import annotations
@@ -9,8 +11,12 @@ from __future__ import annotations
 import random
 import uuid
 
+import numpy as np
 import pytest
 
+from setlab.lab import hll_runs
+from setlab.lab import memory_runs as runs
+from setlab.models import hyperloglog as hll
 from setlab.models import redis_memory as rm
 
 pytestmark = pytest.mark.live
@@ -58,7 +64,7 @@ def test_shared_integers_are_shared_on_the_server(live_lab):
 )
 def test_intset_model_matches_memory_usage(live_lab, values):
     key = live_lab.key("intset")
-    rm.sadd_all(live_lab, key, values)
+    runs.sadd_all(live_lab, key, values)
     cost = rm.set_cost(values, key)
     assert _text(live_lab.r.object("encoding", key)) == cost.encoding == "intset"
     assert live_lab.r.memory_usage(key, samples=0) == cost.memory_usage
@@ -81,13 +87,13 @@ def test_hashtable_model_matches_memory_usage_once_rehashing_is_done(live_lab):
     for trial in range(25):
         key = live_lab.key("ht", trial) + "x" * rng.randrange(0, 50)
         members = _mixed_members(rng, rng.choice([1, 3, 5, 9, 100, 513, 1025, 3000, 20_000]))
-        rm.sadd_all(live_lab, key, members)
+        runs.sadd_all(live_lab, key, members)
         cost = rm.set_cost(members, key)
         unsettled = live_lab.r.memory_usage(key, samples=0)
         old_buckets = rm.dict_buckets(cost.size) // 2
         # while rehashing, both bucket arrays are counted: at most the old one extra
         assert cost.memory_usage <= unsettled <= cost.memory_usage + 8 * old_buckets
-        rm.settle_set(live_lab, key)
+        runs.settle_set(live_lab, key)
         got = (live_lab.r.memory_usage(key, samples=0), _text(live_lab.r.object("encoding", key)))
         if got != (cost.memory_usage, cost.encoding):
             mismatches.append((trial, len(members), got, cost.memory_usage, cost.encoding))
@@ -98,8 +104,8 @@ def test_hashtable_model_matches_memory_usage_once_rehashing_is_done(live_lab):
 def test_default_sampling_is_exact_when_members_share_a_size_class(live_lab):
     key = live_lab.key("uuids")
     members = rm.growth_members("UUIDs", 0, 5000)
-    rm.sadd_all(live_lab, key, members)
-    rm.settle_set(live_lab, key)
+    runs.sadd_all(live_lab, key, members)
+    runs.settle_set(live_lab, key)
     assert live_lab.r.memory_usage(key) == rm.set_cost(members, key).memory_usage
 
 
@@ -109,8 +115,8 @@ def test_allocated_model_matches_used_memory_freed_by_del(live_lab):
     freed = []
     for attempt in range(2):  # the first DEL on a fresh server allocates a little of its own
         key = live_lab.key("alloc", attempt)
-        rm.sadd_all(live_lab, key, members)
-        rm.settle_set(live_lab, key)
+        runs.sadd_all(live_lab, key, members)
+        runs.settle_set(live_lab, key)
         held = int(r.info("memory")["used_memory"])
         r.delete(key)  # DEL frees synchronously (UNLINK would free in a background thread)
         freed.append(held - int(r.info("memory")["used_memory"]))
@@ -120,37 +126,37 @@ def test_allocated_model_matches_used_memory_freed_by_del(live_lab):
 
 @pytest.mark.parametrize("limit", [0, 1, 300, 512, 2000])
 def test_intset_becomes_a_hashtable_one_past_set_max_intset_entries(live_lab, limit):
-    assert rm.intset_switch_point(live_lab, live_lab.key("switch"), limit) == limit + 1
+    assert runs.intset_switch_point(live_lab, live_lab.key("switch"), limit) == limit + 1
     config = live_lab.r.config_get("set-max-intset-entries")["set-max-intset-entries"]
     assert config == "512"  # restored
 
 
 def test_seed_004_keys_match_the_model(live_lab):
-    rows = rm.run_seed_004(live_lab, rm.seed_004_keys(count=20_000), repeat=1)
-    assert all(row["built"] for row in rows)
-    assert [row["memory_usage"] for row in rows] == [row["model"] for row in rows]
-    assert [row["encoding"] for row in rows] == [row["model_encoding"] for row in rows]
+    rows = runs.run_seed_004(live_lab, runs.seed_004_keys(count=20_000), repeat=1)
+    assert all(row.built for row in rows)
+    assert [row.memory_usage for row in rows] == [row.model for row in rows]
+    assert [row.encoding for row in rows] == [row.model_encoding for row in rows]
 
 
 def test_hyperloglog_model_is_bit_for_bit_redis(live_lab):
     r = live_lab.r
     key = live_lab.key("hll")
-    hll = rm.HyperLogLog()
+    sketch = hll.HyperLogLog()
     rng = random.Random(5)
     elements = [rng.choice([f"u{i}", i, uuid.UUID(int=i).hex, "e" * (i % 90)]) for i in range(2500)]
     replies = []
     for i, element in enumerate(elements):
-        replies.append((r.pfadd(key, element), hll.add(element)))
+        replies.append((r.pfadd(key, element), sketch.add(element)))
         if i % 97 == 0 or 1600 <= i <= 1700:
             raw = r.get(key)
-            assert raw[16:] == hll.payload, i
+            assert raw[16:] == sketch.payload, i
             assert (len(raw), r.memory_usage(key)) == (
-                hll.string_length,
-                hll.cost(key).memory_usage,
+                sketch.string_length,
+                sketch.cost(key).memory_usage,
             )
-            assert r.pfcount(key) == hll.count()
+            assert r.pfcount(key) == sketch.count()
     assert all(a == b for a, b in replies)
-    assert hll.encoding == "dense"
+    assert sketch.encoding == "dense"
 
 
 def test_pfmerge_and_multi_key_pfcount_match_the_model(live_lab):
@@ -160,13 +166,13 @@ def test_pfmerge_and_multi_key_pfcount_match_the_model(live_lab):
     for d, key in enumerate(keys):
         members = [f"r{i}" for i in range(d * 400, d * 400 + 700 + 3000 * (d == 2))]
         r.pfadd(key, *members)
-        hll = rm.HyperLogLog()
-        hll.add(*members)
-        sketches.append(hll)
+        sketch = hll.HyperLogLog()
+        sketch.add(*members)
+        sketches.append(sketch)
     for sources in (keys[:2], keys):
         dest = live_lab.key("merged", len(sources))
         r.pfmerge(dest, *sources)
-        merged = rm.HyperLogLog()
+        merged = hll.HyperLogLog()
         merged.merge(*sketches[: len(sources)])
         assert r.get(dest)[16:] == merged.payload
         assert r.memory_usage(dest) == merged.cost(dest).memory_usage
@@ -174,4 +180,43 @@ def test_pfmerge_and_multi_key_pfcount_match_the_model(live_lab):
 
 
 def test_pfadd_replies_on_the_server_equal_the_model(live_lab):
-    assert list(rm.pfadd_replies(live_lab, 30_000)) == list(rm.pfadd_replies(None, 30_000))
+    assert list(hll_runs.pfadd_replies(live_lab, 30_000)) == list(hll.new_reader_replies(30_000))
+
+
+def test_hll_growth_rows_equal_the_model_and_keep_the_payload_while_asked(live_lab):
+    rows = hll_runs.measure_hll_growth(live_lab, [1, 100, 2000], payload_up_to=100)
+    for row in rows:
+        sketch = hll.sketch_of_readers(row.n)
+        assert (row.encoding, row.strlen, row.pfcount) == (
+            sketch.encoding, sketch.string_length, sketch.count(),
+        )  # fmt: skip
+        assert row.memory_usage == sketch.cost(row.key).memory_usage
+        assert row.payload_hex == (sketch.payload.hex() if row.n <= 100 else None)
+    assert [r.encoding for r in rows] == ["sparse", "sparse", "dense"]
+
+
+def test_stored_registers_and_counts_are_what_the_server_measures(live_lab):
+    registers = hll_runs.measure_registers(live_lab, 40)
+    index, count = hll.hll_register_updates(hll.hll_hashes(r.element for r in registers))
+    assert [(r.index, r.count) for r in registers] == list(zip(index, count, strict=True))
+    counts = hll_runs.measure_counts(live_lab, [1000, 5000])
+    assert [c.pfcount for c in counts] == [hll.sketch_of_readers(n).count() for n in (1000, 5000)]
+
+
+def test_week_on_the_server_equals_the_model(live_lab):
+    week = hll.week_of_readers(np.random.default_rng(1), days=3, daily=3000, population=8000)
+    result = hll_runs.run_week(live_lab, week)
+    assert result.server_daily == result.model_daily
+    assert result.server_union == result.server_merged == result.model_union
+    assert result.server_merged_bytes == result.model_merged_bytes
+
+
+def test_sampling_and_big_set_experiments_return_typed_rows_that_match_the_model(live_lab):
+    sampling = runs.measure_sampling(live_lab)
+    assert sampling.exact == sampling.model != sampling.default_samples
+    big = runs.measure_big_set(live_lab, "UUIDs", 20_000)
+    assert big.memory_usage == big.default_samples == big.model_usage
+    assert abs(big.freed - big.model_allocated) < 0.001 * big.model_allocated
+    growth = runs.measure_all_growth(live_lab, [1, 513, 3000])
+    assert [r.memory_usage for r in growth] == [r.model for r in growth]
+    assert runs.switch_points(live_lab, (3, 7)) == {3: 4, 7: 8}

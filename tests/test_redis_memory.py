@@ -1,4 +1,5 @@
-"""setlab.models.redis_memory: the SET / string / HyperLogLog memory model and Redis's HLL, offline.
+"""setlab.models.redis_memory (the SET / string / bitmap memory model) and setlab.lab.memory_runs
+(its experiments and stored reference run), offline.
 
 Reference values come from hand computation with the struct sizes of Redis 7.0's headers, from
 brute-force re-derivations written here in another form, and from measurements of a real
@@ -8,16 +9,15 @@ redis-server stored in src/setlab/data (written by scripts/measure_redis_memory.
 from __future__ import annotations
 
 import dataclasses
-import math
+import json
 import re
+from importlib import resources
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab.core import hashing
-from setlab.lab import reference
+from setlab.lab import memory_runs as runs
 from setlab.models import redis_memory as rm
 
 # -- integers and members -------------------------------------------------------------------------
@@ -201,188 +201,29 @@ def test_bitmap_cost_matches_the_bitmap_module():
 
 @pytest.fixture(scope="module")
 def set_reference():
-    return reference.load("redis-memory")
+    return runs.SetMemoryReference.load()
 
 
 def test_model_equals_stored_memory_usage_of_the_seed_004_keys(set_reference):
-    rows = [r for r in set_reference["rows"] if r["memory_usage"] is not None]
-    assert rows
-    assert all(r["memory_usage"] == r["model"] for r in rows)
+    specs = {s.name: s for s in runs.seed_004_keys(100_000)}
+    rows = [r for r in set_reference.seed_004 if r.memory_usage is not None]
+    assert len(rows) == 6
+    for row in rows:
+        cost = specs[row.name].model(row.key)
+        assert (cost.memory_usage, cost.encoding) == (row.memory_usage, row.encoding), row.name
 
 
 def test_model_equals_stored_growth_curve(set_reference):
-    for row in set_reference["growth"]:
-        members = _growth_members(row["kind"], row["n"])
-        assert rm.set_cost(members, row["key"]).memory_usage == row["memory_usage"], row
-        assert rm.set_encoding(members) == row["encoding"]
+    for row in set_reference.growth:
+        members = _growth_members(row.kind, row.n)
+        assert rm.set_cost(members, row.key).memory_usage == row.memory_usage, row
+        assert rm.set_encoding(members) == row.encoding
 
 
 def _growth_members(kind: str, n: int) -> rm.Members:
     if kind == "integer ids":
         return rm.Members.decimal_range(0, n)
     return rm.Members.fixed_length(n, {"16-hex device ids": 16, "UUIDs": 36}[kind])
-
-
-# -- HyperLogLog ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def hll_reference():
-    return reference.load("hyperloglog-reference")
-
-
-def test_register_of_each_element_equals_what_redis_stored(hll_reference):
-    rows = hll_reference["registers"]
-    index, count = rm.hll_register_updates(rm.hll_hashes(r["element"] for r in rows))
-    assert list(index) == [r["index"] for r in rows]
-    assert list(count) == [r["count"] for r in rows]
-
-
-def test_sparse_bytes_and_memory_equal_what_redis_stored(hll_reference):
-    hll = rm.HyperLogLog()
-    done = 0
-    for row in hll_reference["growth"]:
-        hll.add_each(f"reader:{i}" for i in range(done, row["n"]))
-        done = row["n"]
-        assert (hll.encoding, hll.string_length) == (row["encoding"], row["strlen"])
-        assert hll.cost(row["key"]).memory_usage == row["memory_usage"]
-        assert hll.count() == row["pfcount"]
-        if "payload_hex" in row:
-            assert hll.payload.hex() == row["payload_hex"]
-
-
-def test_pfcount_equals_what_redis_replied(hll_reference):
-    for row in hll_reference["counts"]:
-        hll = rm.HyperLogLog()
-        hll.add_hashes(rm.hll_hashes(f"reader:{i}" for i in range(row["n"])))
-        assert hll.count() == row["pfcount"], row
-
-
-def test_scalar_and_vectorised_murmur_agree():
-    rng = np.random.default_rng(3)
-    for length in (0, 1, 7, 8, 9, 16, 36, 45):
-        rows = rng.integers(0, 256, (50, length), dtype=np.uint8)
-        fast = hashing.murmur64a_rows(rows, rm.HLL_SEED)
-        assert [int(h) for h in fast] == [hashing.murmur64a(bytes(r), rm.HLL_SEED) for r in rows]
-
-
-@given(st.integers(0, 2**64 - 1))
-def test_register_update_counts_trailing_zeros_like_a_bit_loop(h):
-    index, count = rm.hll_register_updates([h])
-    rest, expected = h >> 14, 1
-    while expected <= 50 and not rest & (1 << (expected - 1)):
-        expected += 1
-    assert (int(index[0]), int(count[0])) == (h & 16383, expected)
-
-
-def _decode_sparse(payload: bytes) -> np.ndarray:
-    """Registers from sparse opcodes, decoded independently of the model's encoder."""
-    registers, i, p = [], 0, 0
-    while p < len(payload):
-        op = payload[p]
-        if op >> 6 == 0:
-            registers += [0] * ((op & 63) + 1)
-            p += 1
-        elif op >> 6 == 1:
-            registers += [0] * ((((op & 63) << 8) | payload[p + 1]) + 1)
-            p += 2
-        else:
-            registers += [((op >> 2) & 31) + 1] * ((op & 3) + 1)
-            p += 1
-        i += 1
-    return np.array(registers)
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 16383), st.integers(1, 32)), max_size=400))
-def test_sparse_encoding_always_decodes_to_the_registers(updates):
-    hll = rm.HyperLogLog()
-    for index, count in updates:
-        hll.set_register(index, count)
-    expected = np.zeros(16384, dtype=np.int64)
-    for index, count in updates:
-        expected[index] = max(expected[index], count)
-    assert np.array_equal(hll.registers, expected)
-    if hll.encoding == "sparse":
-        assert np.array_equal(_decode_sparse(hll.payload), expected)
-        assert hll.string_length <= rm.HLL_SPARSE_MAX_BYTES
-        assert hll.allocation >= hll.string_length + 1
-    else:
-        assert np.array_equal(rm.unpack_registers(hll.payload), expected)
-
-
-def test_a_register_above_32_forces_the_dense_encoding():
-    hll = rm.HyperLogLog()
-    hll.set_register(5, 32)
-    assert hll.encoding == "sparse"
-    hll.set_register(6, 33)
-    assert hll.encoding == "dense" and hll.string_length == 12304
-    # 12,304 bytes + 5-byte sdshdr16 + NUL = 12,310: jemalloc's next class is 14 KiB
-    assert hll.allocation == 14336
-
-
-def test_dense_payload_round_trips():
-    rng = np.random.default_rng(0)
-    registers = rng.integers(0, 52, 16384).astype(np.uint8)
-    assert np.array_equal(rm.unpack_registers(rm._pack_registers(registers)), registers)
-
-
-def test_estimate_of_an_empty_sketch_is_zero_and_small_counts_are_nearly_exact():
-    assert rm.hll_estimate([16384]) == 0
-    hll = rm.HyperLogLog()
-    hll.add(*range(100))
-    assert abs(hll.count() - 100) <= 2
-
-
-def test_pfmerge_takes_register_maxima():
-    a, b = rm.HyperLogLog(), rm.HyperLogLog()
-    a.add(*range(0, 500))
-    b.add(*range(300, 900))
-    merged = rm.HyperLogLog()
-    merged.merge(a, b)
-    assert np.array_equal(merged.registers, np.maximum(a.registers, b.registers))
-    both = rm.HyperLogLog()
-    both.add(*range(900))
-    assert merged.count() == both.count()
-
-
-def test_pfadd_reply_is_not_membership():
-    hll = rm.HyperLogLog()
-    hll.add_hashes(rm.hll_hashes(range(200_000)))
-    fresh = hll.add_each(f"new:{i}" for i in range(2000))
-    # most brand-new elements leave every register unchanged: PFADD replies 0
-    assert sum(fresh) < 200
-
-
-def test_simulated_registers_match_hashed_registers_in_distribution():
-    rng = np.random.default_rng(11)
-    simulated = rm.simulate_registers(20_000, rng, trials=8)
-    hashed = []
-    for t in range(8):
-        hll = rm.HyperLogLog()
-        hll.add_hashes(rm.hll_hashes(f"{t}:{i}" for i in range(20_000)))
-        hashed.append(hll.registers)
-    sim = np.bincount(simulated.ravel(), minlength=20)[:12] / simulated.size
-    real = np.bincount(np.ravel(hashed), minlength=20)[:12] / (8 * 16384)
-    assert np.max(np.abs(sim - real)) < 0.01
-
-
-def test_relative_error_over_seeded_trials_is_near_the_standard_error():
-    rng = np.random.default_rng(2024)
-    errors = rm.simulated_estimates(1_000_000, 300, rng) / 1_000_000 - 1
-    assert abs(errors.mean()) < 3 * rm.HLL_STANDARD_ERROR / math.sqrt(300)
-    assert 0.8 * rm.HLL_STANDARD_ERROR < errors.std() < 1.2 * rm.HLL_STANDARD_ERROR
-
-
-def test_hll_bad_input_raises_value_error():
-    with pytest.raises(ValueError, match="registers"):
-        rm.hll_estimate_registers(np.zeros(10))
-    with pytest.raises(ValueError, match="histogram"):
-        rm.hll_estimate([1, 2, 3])
-    with pytest.raises(ValueError, match="cardinality"):
-        rm.simulate_registers(-1, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="rows"):
-        hashing.murmur64a_rows(np.zeros(8, dtype=np.uint8), rm.HLL_SEED)
 
 
 # -- helpers the chapters use ---------------------------------------------------------------------
@@ -406,33 +247,6 @@ def test_growth_summary_equals_summarising_the_generated_members(kind):
         assert abs(summary.listpack_bytes - real.listpack_bytes) <= 0.01 * real.listpack_bytes
 
 
-def test_registers_of_hashes_equal_adding_them_one_by_one():
-    hashes = rm.hll_hashes(rm.reader_ids(0, 20_000))
-    hll = rm.HyperLogLog()
-    hll.add_each(rm.reader_ids(0, 20_000))
-    assert np.array_equal(rm.registers_of_hashes(hashes), hll.registers)
-
-
-def test_hll_growth_curve_turns_dense_where_the_sketch_does():
-    readers, sizes, dense_at = rm.hll_growth_curve(2500)
-    hll = rm.HyperLogLog()
-    hll.add_each(rm.reader_ids(0, dense_at - 1))
-    assert hll.encoding == "sparse"
-    hll.add(f"reader:{dense_at - 1}")
-    assert hll.encoding == "dense"
-    assert sizes[-1] == hll.cost("k").memory_usage and readers[-1] == 2500
-    assert np.all(np.diff(sizes) >= 0)
-
-
-def test_counting_costs_agree_with_the_models():
-    from setlab.models import bitmap
-
-    costs = rm.counting_costs(1000)
-    assert costs["SET"] == rm.set_cost(range(1000)).memory_usage
-    assert costs["bitmap"] == bitmap.first_setbit_memory_usage(999, "k")
-    assert costs["HyperLogLog"] == rm.hll_cost(rm.reader_ids(0, 1000)).memory_usage
-
-
 def test_per_member_parts_add_up_to_the_per_member_cost():
     cost = rm.set_cost(rm.Members.fixed_length(15_000, 16))
     parts = rm.per_member_parts(cost)
@@ -442,55 +256,136 @@ def test_per_member_parts_add_up_to_the_per_member_cost():
         rm.per_member_parts(rm.set_cost(range(10)))
 
 
-@pytest.mark.parametrize("make", [rm.seed_claims, rm.hll_seed_claims])
-def test_seed_claims_are_complete_registry_rows(make):
-    from setlab.chapters import claims
-
-    rows = make()
-    assert len({r["id"] for r in rows}) == len(rows)
-    for row in rows:
-        assert set(row) == {
-            "id",
-            "seed",
-            "section",
-            "chapter",
-            "claim",
-            "seed_figure",
-            "ours",
-            "verdict",
-            "why",
-        }
-        claims.Verdict(row["verdict"])
-        assert row["ours"] and row["why"].endswith(".")
-
-
 # -- through a Lab on the embedded backend -------------------------------------------------------
 
 
 def test_sadd_all_and_measure_on_fakeredis(fake_lab):
     key = fake_lab.key("s")
-    assert rm.sadd_all(fake_lab, key, range(2500), batch=700) == 2500
-    measured = rm.measure(fake_lab, key)
-    assert measured == rm.Measured(None, None, 2500)
-    assert rm.settle_set(fake_lab, key) == rm.dict_buckets(2500) // 2
-    assert rm.intset_switch_point(fake_lab, fake_lab.key("sw"), 10) is None
+    assert runs.sadd_all(fake_lab, key, range(2500), batch=700) == 2500
+    measured = runs.measure(fake_lab, key)
+    assert measured == runs.Measured(None, None, 2500)
+    assert runs.settle_set(fake_lab, key) == rm.dict_buckets(2500) // 2
+    assert runs.intset_switch_point(fake_lab, fake_lab.key("sw"), 10) is None
+    assert runs.switch_points(fake_lab, (10, 20)) == {10: None, 20: None}
 
 
 def test_setbit_all_builds_the_same_string_as_setbit_calls(fake_lab):
     offsets = [5, 100_000, 3, 17, 64]
     a, b = fake_lab.key("a"), fake_lab.key("b")
-    rm.setbit_all(fake_lab, a, offsets, chunk=2)
+    runs.setbit_all(fake_lab, a, offsets, chunk=2)
     for offset in offsets:
         fake_lab.r.setbit(b, offset, 1)
     assert fake_lab.r.get(a) == fake_lab.r.get(b)
 
 
 def test_big_set_and_seed_004_on_the_embedded_backend_measure_nothing(fake_lab):
-    row = rm.measure_big_set(fake_lab, "integer ids", 2000)
-    assert (
-        row["memory_usage"] is None
-        and row["model_usage"] == rm.set_cost(range(2000), row["key"]).memory_usage
-    )
-    rows = rm.run_seed_004(fake_lab, rm.seed_004_keys(count=300), repeat=1)
-    assert [r["built"] for r in rows] == [True, True, False, False, False, False]
-    assert "not built" in rm.seed_004_markdown(rm.seed_004_keys(count=300), rows, "here")
+    row = runs.measure_big_set(fake_lab, "integer ids", 2000)
+    assert row.memory_usage is None and row.freed is None
+    assert row.model_usage == rm.set_cost(range(2000), row.key).memory_usage
+    rows = runs.run_seed_004(fake_lab, runs.seed_004_keys(count=300), repeat=1)
+    assert [r.built for r in rows] == [True, True, False, False, False, False]
+    assert [r.count for r in rows[:2]] == [300, 300]  # SCARD answers on any backend
+    assert rows[0].memory_usage is None  # but MEMORY USAGE only on a real one
+
+
+def test_measure_growth_on_fakeredis_carries_the_model_and_no_measurement(fake_lab):
+    rows = runs.measure_all_growth(fake_lab, [1, 513])
+    assert [(r.kind, r.n) for r in rows] == [(k, n) for k in rm.GROWTH_KINDS for n in (1, 513)]
+    assert all(r.memory_usage is None and r.encoding is None for r in rows)
+    integer_513 = rows[1]
+    assert integer_513.model_encoding == "hashtable"
+    assert integer_513.model == rm.set_cost(range(513), integer_513.key).memory_usage
+
+
+# -- the typed reference records ----------------------------------------------------------------
+
+
+def _raw_reference() -> dict:
+    return json.loads((resources.files("setlab") / "data" / "redis-memory.json").read_text())
+
+
+def test_reference_records_hold_every_stored_row(set_reference):
+    raw = _raw_reference()
+    assert len(set_reference.seed_004) == len(raw["rows"])
+    assert [dataclasses.asdict(r) for r in set_reference.growth] == raw["growth"]
+    assert [dataclasses.asdict(r) for r in set_reference.big_sets] == raw["allocated"]
+    assert dataclasses.asdict(set_reference.sampling) == raw["sampling"]
+    assert set_reference.run.redis_version == raw["server"]["redis_version"]
+
+
+def test_reference_lookups_find_rows_and_name_what_is_missing(set_reference):
+    assert set_reference.seed_004_row("bitMap10w_hash").kind == "bitmap"
+    assert set_reference.switch_points([512, 128]) == {512: 513, 128: 129}
+    assert set_reference.big_set("UUIDs").n == 300_000
+    with pytest.raises(ValueError, match="name must be one of"):
+        set_reference.seed_004_row("nope")
+    with pytest.raises(ValueError, match=r"limits \[7\] were not measured"):
+        set_reference.switch_points([7])
+    with pytest.raises(ValueError, match="kind must be one of"):
+        set_reference.big_set("floats")
+
+
+# -- the chapter module's tables, texts and plots ------------------------------------------------
+
+
+def test_seed_004_table_marks_keys_not_built_and_prices_each_item(fake_lab):
+    from setlab.chapters import redis_set_memory as chapter
+
+    rows = runs.run_seed_004(fake_lab, runs.seed_004_keys(count=300), repeat=1)
+    table = chapter.seed_004_markdown(rows, "this run").splitlines()
+    assert len(table) == 2 + 6 and table[0].startswith("| key (this run) |")
+    assert sum("not built" in line for line in table) == 4  # no bitmaps on the embedded backend
+    assert sum("not measured" in line for line in table) == 2  # and no MEMORY USAGE
+    set_row = rows[1]  # integers 0 … 299: an intset, 2 bytes an item plus the key's share
+    assert f"{set_row.model / 300:,.1f} B" in table[3]
+
+
+def test_per_member_table_totals_are_the_chapters_figures():
+    from setlab.chapters import redis_set_memory as chapter
+
+    table = chapter.per_member_markdown()
+    assert table.count("\n") == 1 + len(chapter.SEED_003_PARTS) + 1
+    last = table.splitlines()[-1]
+    assert chapter.FIGURES["rsm-usage-per"] in last and chapter.FIGURES["rsm-alloc-per"] in last
+
+
+def test_growth_mismatches_count_only_measured_rows_that_differ():
+    from setlab.chapters import redis_set_memory as chapter
+
+    exact = rm.set_cost(range(600), "k").memory_usage
+    row = runs.GrowthRow("integer ids", 600, "k", "hashtable", exact, exact, "hashtable")
+    assert chapter.growth_mismatches([row]) == 0
+    off = dataclasses.replace(row, memory_usage=exact + 8)
+    unmeasured = dataclasses.replace(row, memory_usage=None)
+    assert chapter.growth_mismatches([row, off, unmeasured]) == 1
+
+
+def test_live_sentences_say_whether_this_run_equals_the_model():
+    from setlab.chapters import redis_set_memory as chapter
+
+    big = runs.BigSetRow("UUIDs", 10, "k", 0.1, 1000, 1200, 1000, 1000, 1216)
+    assert "equal to the model" in chapter.big_set_text(big)
+    assert "not equal" in chapter.big_set_text(dataclasses.replace(big, memory_usage=999))
+    built = runs.Seed004Row("a", "", "set", 1, "k", 100, "intset", True, 100)
+    other = dataclasses.replace(built, memory_usage=120)
+    skipped = dataclasses.replace(built, built=False, memory_usage=None)
+    assert chapter.seed_004_text([built, other, skipped]) == "1 of 2 keys equal the model"
+
+
+def test_snowflake_ids_start_at_seed_000s_id():
+    from setlab.chapters import redis_set_memory as chapter
+
+    ids = chapter.snowflake_ids(3)
+    assert ids == rm.Members.of(range(chapter.SEED_000_SNOWFLAKE, chapter.SEED_000_SNOWFLAKE + 3))
+
+
+def test_the_chapters_plots_draw_the_model_and_the_measurements():
+    from setlab.chapters import redis_set_memory as chapter
+
+    layout = chapter.set_layout_figure()
+    assert len(layout.axes) == 1 and "hashtable" in layout.axes[0].get_title()
+    stored = runs.SetMemoryReference.load().growth
+    growth = chapter.growth_figure(stored, "reference run")
+    assert [ax.get_title() for ax in growth.axes] == list(rm.GROWTH_KINDS)
+    markers = [line for line in growth.axes[0].get_lines() if line.get_label() == "reference run"]
+    assert len(markers[0].get_xdata()) == sum(r.kind == "integer ids" for r in stored)
