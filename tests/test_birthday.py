@@ -1,25 +1,25 @@
-"""Tests for setlab.models.birthday: exact, approximate and simulated collision figures agree.
+"""Tests for setlab.models.birthday: the exact and approximate collision figures, and a printed
+table judged against them.
 
 References come from outside the module: brute-force enumeration of every assignment, exact
-rational arithmetic (fractions), 50-digit decimal products, published values (the 23-people
-birthday figure, Newcombe's Wilson-interval example) and the mmh3 package for the hash port.
+rational arithmetic (fractions), 50-digit decimal products and published values (the 23-people
+birthday figure). The Monte Carlo check with real hashes is in tests/test_hashed_offsets.py.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import uuid
 from collections import Counter
 from decimal import Decimal, getcontext
 from fractions import Fraction
 
-import mmh3
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from setlab.chapters.birthday_collisions import SEED_000_TABLE
 from setlab.models import birthday as bd
 
 # -- independent references ----------------------------------------------------------------------
@@ -199,129 +199,6 @@ def test_one_hundred_thousand_into_one_hundred_thousand_leaves_a_fraction_one_ov
     assert empty_fraction == pytest.approx(math.exp(-1), rel=1e-5)
 
 
-# -- the hash port -------------------------------------------------------------------------------
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 40), st.integers(0, 2**32 - 1), st.randoms(use_true_random=False))
-def test_numpy_murmur3_is_bit_identical_to_mmh3(length, seed, random):
-    data = np.array(
-        [[random.randrange(256) for _ in range(length)] for _ in range(7)], dtype=np.uint8
-    ).reshape(7, length)
-    h1, h2 = bd.murmur3_x64_128(data, seed)
-    h32 = bd.murmur3_32(data, seed)
-    for i, row in enumerate(data):
-        key = row.tobytes()
-        assert (int(h1.view(np.int64)[i]), int(h2.view(np.int64)[i])) == mmh3.hash64(key, seed)
-        assert int(h32[i]) == mmh3.hash(key, seed, signed=False)
-
-
-def test_uuid_text_and_strings_are_the_same_version_4_uuids():
-    text = bd.uuid4_text(np.random.default_rng(7), 500)
-    strings = bd.uuid4_strings(np.random.default_rng(7), 500)
-    assert [row.tobytes().decode("ascii") for row in text] == strings
-    for s in strings:
-        parsed = uuid.UUID(s)
-        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122 and str(parsed) == s
-
-
-def test_snowflake_like_ids_are_distinct_per_row_and_decode_into_their_fields():
-    ids = bd.snowflake_like_ids(np.random.default_rng(3), (50, 2000))
-    assert ids.dtype == np.int64 and (ids > 0).all()
-    assert all(len(set(row.tolist())) == 2000 for row in ids)
-    ms = (ids >> 22) + bd.SNOWFLAKE_EPOCH_MS
-    assert ms.min() >= 1_735_689_600_000 and ms.max() < 1_735_689_600_000 + 3 * 365 * 86_400_000
-    assert ((ids >> 12) & 1023).max() <= 1023 and (ids & 4095).max() < 64
-
-
-def test_abs_mod_is_javas_math_abs_then_remainder():
-    hashes = np.array([0, 1, -1, 2**63 - 1, -(2**63) + 1, -(2**63), 123456789, -987654321])
-    for m in (1, 7, 100_000, 2**32 - 1, 2**32):
-        got = bd.abs_mod(hashes.astype(np.int64), m)
-        assert got.tolist() == [abs(int(h)) % m for h in hashes]
-
-
-def test_vectorised_offsets_equal_scalar_mmh3_offsets():
-    ids = bd.snowflake_like_ids(np.random.default_rng(11), 300)
-    for m in (2**20, 2**32 - 1):
-        want = [abs(mmh3.hash64(int(i).to_bytes(8, "little", signed=True))[0]) % m for i in ids]
-        assert bd.id_offsets(ids, m).tolist() == want
-
-
-def test_seed_004_offsets_equal_the_vectorised_uuid_offsets():
-    uuids = bd.uuid4_strings(np.random.default_rng(5), 2000)
-    text = bd.uuid4_text(np.random.default_rng(5), 2000)
-    raw, sized = bd.seed_004_offsets(uuids)
-    assert raw.tolist() == bd.id_offsets(text, 2**32, "x86_32").tolist()
-    assert sized.tolist() == bd.id_offsets(text, 100_000).tolist()
-    assert raw.max() < 2**32 and sized.max() < 100_000
-
-
-# -- simulation ----------------------------------------------------------------------------------
-
-
-def test_collision_counts_by_hand():
-    lost, colliding = bd.collision_counts(np.array([[5, 1, 5, 2, 5, 1], [0, 1, 2, 3, 4, 5]]))
-    assert lost.tolist() == [3, 0]
-    assert colliding.tolist() == [5, 0]
-
-
-@pytest.mark.parametrize(
-    ("n", "m", "id_kind"),
-    [
-        (1000, 2**20, "snowflake"),
-        (300, 2**16, "uuid"),
-        (100, 2**12, "snowflake"),
-        (50, 100, "uuid"),
-    ],
-)
-def test_simulation_agrees_with_exact_and_approximate_figures(n, m, id_kind):
-    result = bd.simulate_collisions(
-        n, m, 3000, np.random.default_rng(2026), id_kind, confidence=0.999
-    )
-    exact = bd.collision_probability(n, m)
-    assert result.agrees_with(exact), (result.probability_ci, exact)
-    low, high = result.lost_bits_ci
-    assert low <= bd.expected_lost_bits(n, m) <= high
-    low, high = result.colliding_users_ci
-    assert low <= bd.expected_colliding_users(n, m) <= high
-    # The approximation is inside the interval too wherever n is small against m.
-    if n * n < m:
-        assert result.agrees_with(bd.collision_probability_approx(n, m))
-
-
-@settings(max_examples=12, deadline=None, derandomize=True)
-@given(st.integers(20, 600), st.integers(10, 22))
-def test_simulated_probability_covers_the_exact_one(n, log2_m):
-    m = 1 << log2_m
-    result = bd.simulate_collisions(n, m, 800, np.random.default_rng(n * 100 + log2_m), "snowflake",
-                                    confidence=0.9999)  # fmt: skip
-    assert result.agrees_with(bd.collision_probability(n, m))
-
-
-def test_seed_004_x86_32_hashes_behave_like_uniform_offsets():
-    result = bd.simulate_collisions(
-        20_000, 2**32, 200, np.random.default_rng(4), "uuid", "x86_32", confidence=0.999
-    )
-    low, high = result.lost_bits_ci
-    assert low <= bd.expected_lost_bits(20_000, 2**32) <= high
-
-
-def test_wilson_interval_matches_newcombes_example_and_solves_the_score_equation():
-    # Newcombe (1998), Statistics in Medicine 17:857, example 81/263: 0.2553 to 0.3662.
-    low, high = bd.wilson_interval(81, 263)
-    assert (round(low, 4), round(high, 4)) == (0.2553, 0.3662)
-    z = 1.959963984540054
-    for hits, trials in [(0, 20), (3, 1000), (999, 1000), (50, 100)]:
-        phat = hits / trials
-        for bound in bd.wilson_interval(hits, trials):
-            if 0 < bound < 1:
-                assert (phat - bound) ** 2 == pytest.approx(
-                    z * z * bound * (1 - bound) / trials, rel=1e-9
-                )
-    assert bd.wilson_interval(0, 20)[0] == 0
-
-
 # -- the seed's table ------------------------------------------------------------------------------
 
 
@@ -336,7 +213,7 @@ def test_percent_parsing_keeps_the_printed_precision():
 
 
 def test_seed_table_verdicts_single_out_the_two_bad_cells():
-    cells = {(c.log2_m, c.n): c for c in bd.seed_000_cells()}
+    cells = {(c.log2_m, c.n): c for c in bd.judge_cells(SEED_000_TABLE)}
     assert len(cells) == 12
     wrong = [key for key, c in cells.items() if c.verdict == "wrong"]
     imprecise = [key for key, c in cells.items() if c.verdict == "imprecise"]
@@ -348,6 +225,23 @@ def test_seed_table_verdicts_single_out_the_two_bad_cells():
     # 2^20 x 100: 0.48% counts n² ordered pairs instead of n(n-1)/2 pairs.
     assert "exact" not in cells[20, 100].reproduced_by
     assert "n²/2M" in cells[20, 100].reproduced_by
+
+
+def test_a_cell_is_right_as_printed_imprecise_within_ten_percent_and_wrong_beyond():
+    # 100 users: 0.47097…% in 2^20, 0.23576…% in 2^21, 0.11795…% in 2^22 (50-digit products)
+    for log2_m, low, high in [(20, 0.4709, 0.4710), (21, 0.2357, 0.2358), (22, 0.1179, 0.1180)]:
+        assert low < 100 * (1 - float(decimal_no_collision(100, 2**log2_m))) < high
+    got = bd.judge_cells({(20, 100): "0.471%", (21, 100): "0.245%", (22, 100): "0.2%"})
+    assert [c.verdict for c in got] == ["correct", "imprecise", "wrong"]  # 0%, 3.9%, 70% off
+    assert "exact" in got[0].reproduced_by and got[1].reproduced_by == ()
+
+
+def test_judged_cells_report_ratio_and_difference_against_the_exact_value():
+    (cell,) = bd.judge_cells({(24, 1000): "3%"})
+    exact = 1 - float(decimal_no_collision(1000, 2**24))
+    assert cell.m == 2**24
+    assert cell.ratio == pytest.approx(0.03 / exact, rel=1e-12)
+    assert cell.difference_pp == pytest.approx((0.03 - exact) * 100, rel=1e-12)
 
 
 def test_format_probability_never_rounds_to_a_false_hundred_percent():
@@ -374,15 +268,10 @@ def test_format_probability_never_rounds_to_a_false_hundred_percent():
         (lambda: bd.max_users(100, 1.0), "p must be a probability"),
         (lambda: bd.max_users(100, 0), "p must be a probability"),
         (lambda: bd.max_users(0, 0.5), "m \\(offsets\\)"),
-        (lambda: bd.simulate_collisions(10, 100, 0, np.random.default_rng()), "trials"),
-        (lambda: bd.simulate_collisions(10, 100, 5, 42), "rng must be a numpy Generator"),
-        (lambda: bd.simulate_collisions(10, 100, 5, np.random.default_rng(), "ints"), "id_kind"),
-        (lambda: bd.simulate_collisions(0, 100, 5, np.random.default_rng()), "at least 1"),
-        (lambda: bd.wilson_interval(5, 4), "hits"),
-        (lambda: bd.murmur3_32(np.zeros(4, dtype=np.uint8)), "2-D uint8"),
-        (lambda: bd.id_offsets(np.zeros(3), 10), "dtype"),
-        (lambda: bd.id_offsets(np.zeros(3, dtype=np.int64), 10, "md5"), "hash_kind"),
         (lambda: bd.format_probability(1.5), "between 0 and 1"),
+        (lambda: bd.parse_percent("-3%"), "percentage"),
+        (lambda: bd.round_significant(0.5, 0), "figures"),
+        (lambda: bd.judge_cells({(63, 10): "1%"}), "log2 M"),
     ],
 )
 def test_bad_arguments_raise_value_error_naming_the_parameter(call, match):

@@ -1,4 +1,4 @@
-"""Tests for setlab.models.snowflake: layouts, streams, the Java mapping, dense re-mapping, JS numbers.
+"""Tests for setlab.models.snowflake: layouts, streams, the Java mapping, dense ints, JS numbers.
 
 Reference values come from independent sources: Twitter's published shifts (22 / 17 / 12),
 OpenJDK 17 with Guava 31.1 (``Hashing.murmur3_128().hashLong(id).asLong()``, Java's ``%`` and
@@ -13,15 +13,14 @@ import math
 import random
 import shutil
 import subprocess
-import threading
 
-import mmh3
 import numpy as np
 import pytest
 import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from setlab.core.hashing import java_long_hash64
 from setlab.models import bitmap
 from setlab.models import snowflake as sf
 
@@ -177,17 +176,10 @@ GUAVA = [
 
 @pytest.mark.parametrize(("user_id", "h", "printed", "intended", "unsigned"), GUAVA)
 def test_mapping_matches_java_and_guava(user_id, h, printed, intended, unsigned):
-    assert sf.hash64(user_id) == h
+    assert java_long_hash64(user_id) == h  # the hash64 every mapping below starts from
     assert sf.java_offset(user_id) == printed
     assert sf.java_offset(user_id, sf.SEED_MODULUS_INTENDED) == intended
     assert sf.unsigned_offset(user_id) == unsigned
-
-
-@given(st.integers(LONG_MIN, LONG_MAX))
-def test_hash64_is_the_low_half_of_murmur3_x64_128(user_id):
-    digest = mmh3.hash128(user_id.to_bytes(8, "little", signed=True), 0, True)
-    low = digest & (2**64 - 1)
-    assert sf.hash64(user_id) == (low - 2**64 if low >= 2**63 else low)
 
 
 def test_java_parses_the_seeds_two_to_the_32_minus_1_as_29():
@@ -247,110 +239,7 @@ def test_abs_mod_bias_counts_cover_all_two_to_the_64_hashes_for_the_seeds_moduli
     assert sf.abs_mod_bias(2**32 - 1).excess == pytest.approx(2 / 2**32)
 
 
-# -- dense re-mapping on Redis --------------------------------------------------------------------
-
-
-def test_dense_map_gives_consecutive_ints_in_first_seen_order(fake_lab):
-    dense = sf.DenseMap.for_lab(fake_lab)
-    ids = [SEED_ID, 7, SEED_ID + 1, 7, 12, SEED_ID]
-    assert [dense.lookup(i) for i in ids] == [0, 1, 2, 1, 3, 0]
-    assert dense.lookup_many([12, 99, 7, 99], batch=3) == [3, 4, 1, 4]
-    assert dense.size() == dense.issued() == 5
-    assert all(k.decode().startswith(fake_lab.namespace) for k in fake_lab.keys())
-    with pytest.raises(ValueError, match="snowflake must be at least 0"):
-        dense.lookup(-1)
-
-
-def _hammer(lab, lookup, ids_per_thread):
-    """Run ``lookup(client, id)`` for each thread's ids on its own connection; collect results."""
-    results: list[list[tuple[int, int]]] = [[] for _ in ids_per_thread]
-    barrier = threading.Barrier(len(ids_per_thread))
-    errors = []
-
-    def work(slot, ids):
-        client = lab.new_client()
-        try:
-            barrier.wait()
-            results[slot] = [(i, lookup(client, i)) for i in ids]
-        except Exception as exc:  # surfaced by the assert below
-            errors.append(exc)
-        finally:
-            client.close()
-
-    threads = [threading.Thread(target=work, args=a) for a in enumerate(ids_per_thread)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
-    return [pair for chunk in results for pair in chunk]
-
-
-def _overlapping_work(threads=8, distinct=300, seed=1):
-    rng = random.Random(seed)
-    pool = [
-        sf.TWITTER.id_at(sf.TWITTER_EPOCH_MS + 10**11 + i, worker=i % 32) for i in range(distinct)
-    ]
-    return [rng.sample(pool, len(pool)) for _ in range(threads)], pool
-
-
-@pytest.mark.parametrize(
-    "lab_fixture", [pytest.param("live_lab", marks=pytest.mark.live), "fake_lab"]
-)
-def test_dense_map_gives_distinct_consecutive_ints_under_concurrent_writers(lab_fixture, request):
-    lab = request.getfixturevalue(lab_fixture)
-    work, pool = _overlapping_work()
-    keys = sf.DenseMap.for_lab(lab)
-
-    def lookup(client, snowflake):
-        return sf.DenseMap(client, keys.map_key, keys.counter_key).lookup(snowflake)
-
-    pairs = _hammer(lab, lookup, work)
-    mapping = {}
-    for snowflake, dense in pairs:
-        assert mapping.setdefault(snowflake, dense) == dense  # every thread saw the same int
-    assert sorted(mapping.values()) == list(range(len(pool)))  # distinct and consecutive
-    assert keys.issued() == keys.size() == len(pool)  # no number was wasted
-
-
-@pytest.mark.parametrize(
-    "lab_fixture", [pytest.param("live_lab", marks=pytest.mark.live), "fake_lab"]
-)
-def test_map_without_script_stays_consistent_under_concurrent_writers(lab_fixture, request):
-    lab = request.getfixturevalue(lab_fixture)
-    work, pool = _overlapping_work(seed=2)
-    map_key, counter_key = lab.key("plain", "map"), lab.key("plain", "next")
-    pairs = _hammer(lab, lambda c, i: sf.lookup_without_script(c, map_key, counter_key, i), work)
-    mapping = {}
-    for snowflake, dense in pairs:
-        assert mapping.setdefault(snowflake, dense) == dense
-    assert len(set(mapping.values())) == len(pool)  # distinct, but gaps are allowed
-    assert int(lab.r.get(counter_key)) >= lab.r.hlen(map_key) == len(pool)
-
-
-def test_map_without_script_leaves_a_gap_when_it_loses_the_race(fake_lab):
-    map_key, counter_key = fake_lab.key("race", "map"), fake_lab.key("race", "next")
-    loser, winner = fake_lab.new_client(), fake_lab.new_client()
-    incr = loser.incr
-
-    def incr_after_winner(key):  # the winner binds the ID between the loser's HGET and INCR
-        sf.lookup_without_script(winner, map_key, counter_key, SEED_ID)
-        return incr(key)
-
-    loser.incr = incr_after_winner
-    assert sf.lookup_without_script(loser, map_key, counter_key, SEED_ID) == 0
-    assert int(fake_lab.r.get(counter_key)) == 2  # number 1 was taken and never bound
-    assert fake_lab.r.hlen(map_key) == 1
-
-
-def test_count_commands_counts_each_command_and_restores_the_client(fake_lab):
-    r = fake_lab.r
-    with sf.count_commands(r) as sent:
-        r.set(fake_lab.key("a"), 1)
-        r.get(fake_lab.key("a"))
-        r.get(fake_lab.key("a"))
-    assert sent == {"SET": 1, "GET": 2}
-    assert "execute_command" not in vars(r)
+# -- straight into SETBIT ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -362,6 +251,23 @@ def test_setbit_at_a_snowflake_offset_is_refused_with_the_offset_error(lab_fixtu
         lab.r.setbit(lab.key("bm"), SEED_ID, 1)
     assert str(caught.value) == bitmap.OFFSET_ERROR
     assert lab.r.exists(lab.key("bm")) == 0
+
+
+# -- dense ints ---------------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(0, 2**63 - 1) | st.integers(0, 5), max_size=80))
+def test_first_seen_ranks_number_ids_in_the_order_they_first_appear(ids):
+    expected, seen = [], {}
+    for snowflake in ids:  # the dict a client-side map would keep
+        expected.append(seen.setdefault(snowflake, len(seen)))
+    got = sf.first_seen_ranks(np.array(ids, dtype=np.int64) if ids else [])
+    assert got.dtype == np.int64 and got.tolist() == expected
+
+
+def test_first_seen_ranks_of_distinct_ids_are_0_to_n_minus_1_in_like_order():
+    ids = [sf.TWITTER.id_at(sf.TWITTER_EPOCH_MS + 10**11 - k, worker=k % 32) for k in range(500)]
+    assert sf.first_seen_ranks(ids).tolist() == list(range(500))
 
 
 # -- Leaf segments ----------------------------------------------------------------------------
@@ -467,39 +373,9 @@ def test_float64_spacing_matches_numpy_spacing():
 # -- small helpers and pictures -------------------------------------------------------------------
 
 
-@given(st.lists(st.integers(0, 20), min_size=1, max_size=60))
-def test_colliding_fraction_counts_entries_whose_value_repeats(values):
-    repeated = sum(1 for v in values if values.count(v) > 1)
-    assert sf.colliding_fraction(values) == pytest.approx(repeated / len(values))
-
-
-def test_colliding_fraction_rejects_an_empty_list():
-    with pytest.raises(ValueError, match="at least one"):
-        sf.colliding_fraction([])
-
-
 def test_minted_at_and_utc_agree_with_the_node_date():
     minted = sf.SEED_000.minted_at(SEED_ID)
     assert minted.isoformat(timespec="milliseconds") == "2026-05-05T21:31:37.040+00:00"
     assert sf.utc(sf.TWITTER_EPOCH_MS).isoformat(timespec="milliseconds") == (
         "2010-11-04T01:42:54.657+00:00"
     )
-
-
-def test_layout_figure_draws_one_cell_per_field_and_the_sign_bit():
-    fig = sf.layout_figure([sf.TWITTER, sf.SEED_000], SEED_ID)
-    (ax,) = fig.axes
-    assert len(ax.patches) == (1 + 4) + (1 + 3)
-    assert sum(p.get_width() for p in ax.patches) == 2 * 64
-    assert any("= 219" in t.get_text() for t in ax.texts)
-    assert "2051776854918803458" in ax.get_title()
-    with pytest.raises(ValueError, match="at least one layout"):
-        sf.layout_figure([])
-
-
-def test_range_figure_marks_the_ids_and_the_three_limits():
-    fig = sf.range_figure(sf.TWITTER, {"seed": SEED_ID})
-    (ax,) = fig.axes
-    assert {line.get_ydata()[0] for line in ax.lines[1:4]} == {2**32, 2**53, 2**63}
-    assert ax.lines[-1].get_ydata()[0] == SEED_ID
-    assert ax.get_yscale() == "log" and ax.get_title()

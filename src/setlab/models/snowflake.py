@@ -12,11 +12,11 @@ What this module models, for the seed's "like" bitmap keyed by content with one 
   offsets in a Redis string, JavaScript's 2^53).
 * :class:`Generator` and :func:`simulate_stream`: realistic ID streams (machines, bursts that
   overflow the sequence and borrow the next millisecond).
-* :func:`hash64`, :func:`java_offset`, :func:`abs_mod_bias`: the seed's
-  ``Math.abs(hash64(userId)) % (2^32 - 1)`` with Java's semantics (``^`` is XOR there, and
-  ``Math.abs(Long.MIN_VALUE)`` is negative).
-* :class:`DenseMap`: a Redis hash id → dense int made atomic by a Lua script (HGET / INCR /
-  HSETNX), and :func:`lookup_without_script`, the same steps from the client, which leaves gaps.
+* :func:`java_offset`, :func:`abs_mod_bias`: the seed's ``Math.abs(hash64(userId)) % (2^32 - 1)``
+  with Java's semantics (``^`` is XOR there, and ``Math.abs(Long.MIN_VALUE)`` is negative);
+  ``hash64`` is :func:`setlab.core.hashing.java_long_hash64`.
+* :func:`first_seen_ranks`: the dense ints a map id → 0, 1, 2, … hands out in first-seen order
+  (the Redis side of it, a Lua script, is :class:`setlab.lab.dense_map.DenseMap`).
 * :class:`LeafSegments`: a simulated Leaf-segment allocator (Meituan's ``SegmentIDGenImpl``):
   a step-sized range per database round trip, a second buffer fetched after 10 % of the current
   one is used, and the ranges a restart throws away.
@@ -25,30 +25,18 @@ What this module models, for the seed's "like" bitmap keyed by content with one 
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import functools
-import json
 import math
 import numbers
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
 
-import mmh3
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
+from setlab.core.hashing import LONG_MAX, LONG_MIN, java_long_hash64
 from setlab.core.validate import check_int as _check_int
-from setlab.render.plots import PALETTE, new_figure
-
-if TYPE_CHECKING:
-    import redis
-
-    from setlab.lab.backend import Lab
 
 #: Twitter's snowflake epoch, Unix milliseconds (2010-11-04 01:42:54.657 UTC).
 TWITTER_EPOCH_MS = 1288834974657
@@ -59,9 +47,6 @@ JS_MAX_SAFE_INTEGER = 2**53 - 1
 SEED_MODULUS_AS_PRINTED = 2 ^ 32 - 1
 #: What the seed meant: 2^32 - 1 = 4294967295.
 SEED_MODULUS_INTENDED = 2**32 - 1
-
-_LONG_MIN = -(2**63)
-_LONG_MAX = 2**63 - 1
 
 
 # -- layouts ----------------------------------------------------------------------------------
@@ -274,26 +259,16 @@ def simulate_stream(
 # -- the seed's hash-mod mapping -----------------------------------------------------------------
 
 
-def hash64(user_id: int) -> int:
-    """A signed 64-bit MurmurHash3 of a Java ``long``, as the seed's ``hash64()`` stands for.
-
-    The first half of MurmurHash3 x64-128 (seed 0) over the 8 little-endian bytes of the ID,
-    the value Guava's ``Hashing.murmur3_128().hashLong(id).asLong()`` returns.
-    """
-    user_id = _check_int("user_id", user_id, _LONG_MIN, _LONG_MAX)
-    return mmh3.hash64(user_id.to_bytes(8, "little", signed=True))[0]
-
-
 def java_abs(value: int) -> int:
     """Java's ``Math.abs(long)``: ``Math.abs(Long.MIN_VALUE)`` is ``Long.MIN_VALUE`` (negative)."""
-    value = _check_int("value", value, _LONG_MIN, _LONG_MAX)
-    return value if value == _LONG_MIN else abs(value)
+    value = _check_int("value", value, LONG_MIN, LONG_MAX)
+    return value if value == LONG_MIN else abs(value)
 
 
 def java_rem(dividend: int, divisor: int) -> int:
     """Java's ``%`` on ``long``: truncating division, so the result has the dividend's sign."""
-    dividend = _check_int("dividend", dividend, _LONG_MIN, _LONG_MAX)
-    divisor = _check_int("divisor", divisor, 1, _LONG_MAX)
+    dividend = _check_int("dividend", dividend, LONG_MIN, LONG_MAX)
+    divisor = _check_int("divisor", divisor, 1, LONG_MAX)
     remainder = abs(dividend) % divisor
     return -remainder if dividend < 0 else remainder
 
@@ -304,7 +279,10 @@ def java_offset(user_id: int, modulus: int = SEED_MODULUS_AS_PRINTED) -> int:
     The default modulus is what Java makes of the printed ``(2^32 - 1)``: 29. The result is
     negative for the one hash value ``Long.MIN_VALUE`` unless ``modulus`` divides 2^63.
     """
-    return java_rem(java_abs(hash64(user_id)), _check_int("modulus", modulus, 1, _LONG_MAX))
+    user_id = _check_int("user_id", user_id, LONG_MIN, LONG_MAX)
+    return java_rem(
+        java_abs(java_long_hash64(user_id)), _check_int("modulus", modulus, 1, LONG_MAX)
+    )
 
 
 def unsigned_offset(user_id: int, bits: int = 32) -> int:
@@ -313,8 +291,9 @@ def unsigned_offset(user_id: int, bits: int = 32) -> int:
     In Java ``hash64(id) & ((1L << 32) - 1)`` (or ``Math.floorMod(hash, 1L << 32)``): every
     offset in ``0 .. 2**bits - 1`` is equally likely and none is negative.
     """
+    user_id = _check_int("user_id", user_id, LONG_MIN, LONG_MAX)
     bits = _check_int("bits", bits, 1, 63)
-    return hash64(user_id) & ((1 << bits) - 1)
+    return java_long_hash64(user_id) & ((1 << bits) - 1)
 
 
 @dataclass(frozen=True)
@@ -354,121 +333,24 @@ def abs_mod_bias(modulus: int, hash_bits: int = 64) -> ModBias:
     return ModBias(modulus, hash_bits, max(hits), min(hits), -extra)
 
 
-def colliding_fraction(offsets: Iterable[int]) -> float:
-    """Share of the entries whose value some other entry has too: users who share a bit."""
-    values = np.asarray(list(offsets))
+# -- dense ints: a map in first-seen order, and a Leaf-style segment allocator (simulated) -----
+
+
+def first_seen_ranks(ids: Iterable[int]) -> np.ndarray:
+    """The dense int each entry of ``ids`` gets from a map id → 0, 1, 2, … that assigns the next
+    int to every ID it has not seen before (in order): what
+    :class:`setlab.lab.dense_map.DenseMap` hands out, computed without Redis.
+
+    The ints are bitmap offsets that grow with the number of distinct users, not with the
+    IDs' values: the largest is ``distinct - 1``. Returns an ``int64`` array like ``ids``.
+    """
+    values = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
     if values.size == 0:
-        raise ValueError("offsets must contain at least one value")
-    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-    return float((counts[inverse] > 1).mean())
-
-
-# -- dense re-mapping on Redis ----------------------------------------------------------------
-
-#: The Lua script behind :class:`DenseMap`. KEYS[1]: hash id → dense int; KEYS[2]: the counter;
-#: ARGV[1]: the ID. Redis runs a script atomically, so two clients can never both miss and
-#: both INCR for the same ID: the ints come out distinct and consecutive from 0.
-DENSE_MAP_LUA = """
-local dense = redis.call('HGET', KEYS[1], ARGV[1])
-if dense then return tonumber(dense) end
-dense = redis.call('INCR', KEYS[2]) - 1
-redis.call('HSETNX', KEYS[1], ARGV[1], dense)
-return dense
-"""
-
-
-class DenseMap:
-    """A Redis-side map from (sparse) IDs to dense ints 0, 1, 2, ..., one per distinct ID.
-
-    The ints are bitmap offsets that grow with the number of users, not with the ID's value.
-    Two keys: ``<name>:map`` (a hash) and ``<name>:next`` (the counter). One round trip per
-    lookup (EVALSHA; the first call also loads the script).
-    """
-
-    def __init__(self, client: redis.Redis, map_key: str, counter_key: str) -> None:
-        self.client = client
-        self.map_key = map_key
-        self.counter_key = counter_key
-        self._script = client.register_script(DENSE_MAP_LUA)
-
-    @classmethod
-    def for_lab(cls, lab: Lab, name: str = "dense", client: redis.Redis | None = None) -> DenseMap:
-        """A map whose keys live in ``lab``'s namespace (``client``: another connection)."""
-        return cls(client or lab.r, lab.key(name, "map"), lab.key(name, "next"))
-
-    def lookup(self, snowflake: int) -> int:
-        """The dense int of ``snowflake``, assigning the next free one if it has none."""
-        snowflake = _check_int("snowflake", snowflake, 0, _LONG_MAX)
-        return int(self._script(keys=[self.map_key, self.counter_key], args=[snowflake]))
-
-    def lookup_many(self, snowflakes: Iterable[int], batch: int = 1_000) -> list[int]:
-        """:meth:`lookup` for many IDs, ``batch`` script calls per pipelined round trip."""
-        batch = _check_int("batch", batch, 1)
-        ids = [_check_int("snowflake", s, 0, _LONG_MAX) for s in snowflakes]
-        out: list[int] = []
-        keys = [self.map_key, self.counter_key]
-        for start in range(0, len(ids), batch):
-            pipe = self.client.pipeline(transaction=False)
-            for snowflake in ids[start : start + batch]:
-                self._script(keys=keys, args=[snowflake], client=pipe)
-            out.extend(int(v) for v in pipe.execute())
-        return out
-
-    def size(self) -> int:
-        """How many IDs have a dense int (HLEN)."""
-        return int(self.client.hlen(self.map_key))
-
-    def issued(self) -> int:
-        """How many dense ints the counter has handed out (gaps included)."""
-        return int(self.client.get(self.counter_key) or 0)
-
-
-def lookup_without_script(
-    client: redis.Redis, map_key: str, counter_key: str, snowflake: int
-) -> int:
-    """The same map driven from the client: HGET, then on a miss INCR + HSETNX (+ HGET if lost).
-
-    Still correct (HSETNX lets exactly one writer bind an ID), but a writer that loses the race
-    has already taken a number from the counter, which nobody will ever use: a gap, one more
-    bit of every bitmap that stays 0. A new ID costs 3 or 4 round trips instead of 1.
-    """
-    snowflake = _check_int("snowflake", snowflake, 0, _LONG_MAX)
-    dense = client.hget(map_key, snowflake)
-    if dense is not None:
-        return int(dense)
-    mine = int(client.incr(counter_key)) - 1
-    if client.hsetnx(map_key, snowflake, mine):
-        return mine
-    return int(client.hget(map_key, snowflake))
-
-
-@contextlib.contextmanager
-def count_commands(client: redis.Redis) -> Iterator[Counter]:
-    """Count the commands ``client`` sends (one round trip each, outside pipelines) by name.
-
-    >>> with count_commands(lab.r) as sent:
-    ...     lab.r.ping()
-    >>> sent  # Counter({'PING': 1})
-    """
-    sent: Counter = Counter()
-    shadowed = vars(client).get("execute_command")
-    original = client.execute_command
-
-    def counting(*args: Any, **options: Any) -> Any:
-        sent[str(args[0]).upper()] += 1
-        return original(*args, **options)
-
-    client.execute_command = counting
-    try:
-        yield sent
-    finally:
-        if shadowed is None:
-            del client.execute_command
-        else:
-            client.execute_command = shadowed
-
-
-# -- a Leaf-style segment allocator (simulated) ---------------------------------------------------
+        return np.zeros(0, dtype=np.int64)
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank_of_unique = np.empty(first.size, dtype=np.int64)
+    rank_of_unique[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank_of_unique[inverse.ravel()]
 
 
 @dataclass
@@ -591,154 +473,6 @@ def float64_spacing(value: int) -> int:
     return int(math.ulp(float(value)))
 
 
-# -- pictures ---------------------------------------------------------------------------------
-
-
-def layout_figure(layouts: Iterable[Layout], snowflake: int | None = None) -> Figure:
-    """The 64 bits of each layout as a bar, bit 63 on the left; with ``snowflake`` given, each
-    field shows that ID's value."""
-    layouts = list(layouts)
-    if not layouts:
-        raise ValueError("layouts must name at least one layout")
-    fig, ax = new_figure(width=9, height=1.0 + 1.1 * len(layouts))
-    for row, layout in enumerate(reversed(layouts)):
-        values = layout.decode(snowflake) if snowflake is not None else {}
-        cells = [("sign", 64 - layout.total_bits, 0)]
-        cells += [(name, bits, values.get(name)) for name, bits in layout.fields]
-        left = 64
-        for i, (name, bits, value) in enumerate(cells):
-            left -= bits
-            colour = "#dddddd" if name == "sign" else PALETTE[(i - 1) % len(PALETTE)]
-            ax.add_patch(Rectangle((left, row), bits, 0.8, facecolor=colour, edgecolor="k"))
-            label = "0" if name == "sign" else f"{name}\n{bits} bits"
-            if value is not None and name != "sign":
-                label += f"\n= {value:,}"
-            ax.text(left + bits / 2, row + 0.4, label, ha="center", va="center", fontsize=7)
-    ax.set_xlim(64, 0)
-    ax.set_ylim(-0.2, len(layouts))
-    ax.set_xticks([63, *sorted({s for lay in layouts for s in lay.shifts.values()})])
-    ax.set_xlabel("lowest bit of each field (bit 63, always 0, is the sign bit of a Java long)")
-    ax.set_yticks([row + 0.4 for row in range(len(layouts))])
-    ax.set_yticklabels([layout.name for layout in reversed(layouts)], fontsize=8)
-    ax.grid(False)
-    title = "What a snowflake ID is made of"
-    ax.set_title(title + (f": {snowflake}" if snowflake is not None else ""))
-    return fig
-
-
-def range_figure(layout: Layout, marks: Mapping[str, int]) -> Figure:
-    """The smallest ID of each day from the layout's epoch to its end, on a log axis, against
-    2^32 (bitmap offsets), 2^53 (JavaScript) and 2^63 (Java ``long``); ``marks`` labels IDs."""
-    days = np.linspace(1, (layout.last_unix_ms - layout.epoch_ms) / 86_400_000, 400)
-    ms = (days * 86_400_000).astype(np.int64)
-    smallest = ms.astype(float) * 2.0 ** layout.shifts["timestamp"]
-    when = [utc(layout.epoch_ms + int(m)) for m in ms]
-    fig, ax = new_figure(height=3.8)
-    ax.semilogy(when, smallest, label="smallest ID minted that day")
-    for value, text, colour in (
-        (2**32, "$2^{32}$: end of a Redis bitmap's offsets", PALETTE[3]),
-        (2**53, "$2^{53}$: JavaScript numbers stop being exact", PALETTE[2]),
-        (2**63, "$2^{63}$: end of a Java long", PALETTE[7]),
-    ):
-        ax.axhline(value, color=colour, lw=1, ls="--")
-        ax.text(when[5], value * 1.6, text, fontsize=8, color=colour)
-    for i, (text, snowflake) in enumerate(marks.items()):
-        ax.plot([layout.minted_at(snowflake)], [snowflake], "o", color=PALETTE[1 + i % 2])
-        ax.annotate(text, (layout.minted_at(snowflake), snowflake), fontsize=8,
-                    xytext=(8, -14 - 12 * i), textcoords="offset points")  # fmt: skip
-    ax.set(
-        xlabel="date the ID is minted (UTC)",
-        ylabel="ID value",
-        ylim=(2.0**28, 2.0**66),
-        title=f"Snowflake IDs against three limits ({layout.name})",
-    )
-    ax.legend(loc="lower right")
-    return fig
-
-
 def utc(unix_ms: int) -> dt.datetime:
     """Unix milliseconds as an aware UTC datetime."""
     return dt.datetime.fromtimestamp(unix_ms / 1000, dt.UTC)
-
-
-# -- the field report's claims (the figures setlab.chapters.claims checks them against) --------------------
-
-#: Seed 000 §4.1's "typical" ID.
-SEED_ID = 2051776854918803458
-#: Seed 000 §4.3's example rows: user ID → (the hash it prints, the offset it prints).
-SEED_ROWS = {
-    1: (0x7A3B2C1D4E5F6A7B, 1_823_456_789),
-    2: (0x1234567890ABCDEF, 3_456_789_012),
-    100: (0xFEDCBA0987654321, 987_654_321),
-}
-#: Seed 000 §7.6's example of a number JavaScript cannot hold.
-SEED_JS_NUMBER = 1234567890123456789
-#: The chapter's simulated stream at scale 1: from the seed's ID, 30 s, 4 machines, 2,000
-#: requests a second plus two sign-up bursts of 20,000.
-CLAIM_STREAM = {"span_s": 30.0, "machines": 4, "rate_per_s": 2_000.0, "bursts": 2,
-                "burst_size": 20_000, "seed": 7}  # fmt: skip
-#: The chapter's Leaf run at scale 1: step 1,000, 4 servers, 200,000 IDs, 8 restarts.
-CLAIM_LEAF = {"step": 1_000, "servers": 4, "requests": 200_000, "restarts": 8, "seed": 3}
-#: New users mapped by the Lua dense map for the registry's figure.
-CLAIM_DENSE_USERS = 2_000
-
-
-@functools.cache
-def claim_figures() -> dict[str, Any]:
-    """The numbers behind the verdicts on seed 000 §4 and §7.6: the seed's ID decoded, the Java
-    arithmetic of its offset mapping, a fixed simulated stream (:data:`CLAIM_STREAM`) and Leaf run
-    (:data:`CLAIM_LEAF`), and JavaScript's doubles. Deterministic: no clock, no Redis (cached)."""
-    from scipy.stats import spearmanr
-
-    from setlab.models import bitmap
-
-    fields = SEED_000.decode(SEED_ID)
-    ids = simulate_stream(start_unix_ms=SEED_000.unix_ms(SEED_ID), **CLAIM_STREAM)
-    hashed = np.array([unsigned_offset(int(i)) for i in ids], dtype=np.int64)
-    leaf = LeafSegments(CLAIM_LEAF["step"], CLAIM_LEAF["servers"]).run(
-        CLAIM_LEAF["requests"], CLAIM_LEAF["restarts"], seed=CLAIM_LEAF["seed"]
-    )
-    bias = abs_mod_bias(SEED_MODULUS_INTENDED)
-    two_billion = TWITTER_EPOCH_MS + TWITTER.ms_until_above(2_000_000_000 * 2**32)
-    as_double = float(SEED_JS_NUMBER)
-    wire = json.dumps({"id": str(SEED_JS_NUMBER)})
-    return {
-        "fields": fields,
-        "minted": SEED_000.minted_at(SEED_ID),
-        "digits": len(str(SEED_ID)),
-        "log2": math.log2(SEED_ID),
-        "ratio_range": 2**63 / 2**32,
-        "ratio_seed": SEED_ID / 2**32,
-        "two_billion_year": utc(two_billion).year,
-        "printed_max": SEED_MODULUS_AS_PRINTED - 1,
-        "printed_bytes": bitmap.bytes_for_offset(SEED_MODULUS_AS_PRINTED - 1),
-        "bias_excess": bias.excess,
-        "min_value_result": bias.min_value_result,
-        "expected_offset": (SEED_MODULUS_INTENDED - 1) // 2,
-        "example_remainders": [h % 2**32 for h, _ in SEED_ROWS.values()],
-        "stream_ids": int(ids.size),
-        "rho": float(spearmanr(ids, hashed).statistic),
-        "low32_share": colliding_fraction(ids & 0xFFFFFFFF),
-        "hash_colliding_users": round(colliding_fraction(hashed) * ids.size),
-        "crossing_32_s": TWITTER.ms_until_above(2**32) / 1000,
-        "leaf_max": leaf.max_id,
-        "js_prints": js_number_string(as_double),
-        "js_holds": int(as_double),
-        "js_string_round_trip": json.loads(wire)["id"] == str(SEED_JS_NUMBER),
-    }
-
-
-def claim_redis_figures(lab: Lab) -> dict[str, Any]:
-    """The two figures that need a Redis: the reply to ``SETBIT`` at the seed's ID, and the
-    largest int the Lua dense map hands :data:`CLAIM_DENSE_USERS` new users (one ``EVALSHA``
-    each). Give it an embedded lab for an answer that is the same on every machine."""
-    import redis
-
-    try:
-        lab.r.setbit(lab.key("claims", "likes"), SEED_ID, 1)
-        error = None
-    except redis.ResponseError as err:
-        error = f"{err.status_code} {err}"
-    dense = DenseMap.for_lab(lab, "claims-dense")
-    ints = dense.lookup_many(range(SEED_ID, SEED_ID + CLAIM_DENSE_USERS))
-    return {"setbit_error": error, "dense_max": max(ints), "dense_issued": dense.issued()}
