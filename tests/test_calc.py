@@ -1,4 +1,5 @@
-"""setlab.tools.calc: the calculators behind `setlab calc`.
+"""setlab.tools.calc: the calculators behind `setlab calc` (their input parsing is
+tests/test_quantities.py).
 
 Reference values come from published tables (Pei Cao's Bloom filter table, Fan et al.'s cuckoo
 filter paper), from seed 003's own arithmetic, from formulas re-derived here in another form,
@@ -17,68 +18,9 @@ from hypothesis import strategies as st
 from pyroaring import BitMap
 
 from setlab.lab import reference
+from setlab.models import ids
 from setlab.models import redis_memory as rm
-from setlab.tools import advise, calc
-
-# -- parsing --------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("120000000", 120_000_000), ("1.2e8", 120_000_000), ("120M", 120_000_000),
-        ("120_000_000", 120_000_000), ("120,000,000", 120_000_000), ("2^32", 4_294_967_296),
-        ("2**32", 4_294_967_296), ("1.5k", 1500), (" 7 ", 7), ("1G", 10**9), (3, 3),
-    ],
-)  # fmt: skip
-def test_counts_parse_the_ways_people_write_them(text, value):
-    assert calc.parse_count(text) == value
-
-
-@pytest.mark.parametrize("text", ["abc", "1.5", "-3", "", ".", "1x", "1e400", "2^1000", "1e-3"])
-def test_bad_counts_are_value_errors_that_name_the_parameter(text):
-    with pytest.raises(ValueError, match=r"^n"):
-        calc.parse_count(text, "n")
-
-
-@pytest.mark.parametrize(
-    ("text", "bits"),
-    [
-        ("1150000000", 1_150_000_000), ("2^30", 2**30), ("8b", 8), ("1 bit", 1),
-        ("128MiB", 128 * 2**20 * 8), ("137 MiB", 137 * 2**20 * 8), ("1GB", 8 * 10**9),
-        ("1B", 8), ("2KiB", 16384),
-    ],
-)  # fmt: skip
-def test_sizes_are_bits_unless_a_byte_unit_says_otherwise(text, bits):
-    assert calc.parse_bits(text) == bits
-
-
-@pytest.mark.parametrize("text", ["1.5", "12 parsecs", "0", "0.1B"])
-def test_bad_sizes_are_value_errors(text):
-    with pytest.raises(ValueError, match=r"^m"):
-        calc.parse_bits(text)
-
-
-@pytest.mark.parametrize(
-    ("text", "p"), [("1%", 0.01), ("0.01", 0.01), ("1e-3", 0.001), ("1/1000", 0.001), (0.5, 0.5)]
-)
-def test_rates_parse_as_fractions(text, p):
-    assert calc.parse_probability(text) == pytest.approx(p)
-
-
-@pytest.mark.parametrize("text", ["0", "1", "150%", "1/0", "x", "-1%"])
-def test_rates_outside_zero_and_one_are_refused(text):
-    with pytest.raises(ValueError, match=r"^p"):
-        calc.parse_probability(text)
-
-
-def test_ranges_are_half_open_and_default_to_start_at_zero():
-    assert calc.parse_range("0:2^32") == (0, 2**32)
-    assert calc.parse_range("1e6") == (0, 10**6)
-    for bad in ("5:5", "1:2:3", "x:5"):
-        with pytest.raises(ValueError, match="range"):
-            calc.parse_range(bad)
-
+from setlab.tools import calc
 
 # -- Bloom ----------------------------------------------------------------------------------------
 
@@ -192,7 +134,7 @@ def test_cuckoo_table_is_a_power_of_two_below_the_papers_load(n, b):
 
 
 def test_redisbloom_cuckoo_size_and_wall_come_from_cf_info_and_the_reference_run():
-    ref = reference.load("redisbloom-reference")
+    ref = reference.load("redisbloom-reference").data
     default = ref["cuckoo_default"]  # CF.RESERVE 32768 BUCKETSIZE 2 on the real module
     data = calc.cuckoo_sizing(default["capacity"], bucket_size=2).data["redisbloom"]
     first_filter = default["info"]["Number of buckets"] * 2 + 40 + 16
@@ -229,7 +171,7 @@ def test_roaring_from_a_file_matches_pyroaring(tmp_path):
     values = np.r_[rng.integers(0, 2**32, 20_000), np.arange(70_000, 80_000)]
     path = tmp_path / "ids.txt"
     path.write_text("\n".join(map(str, values.tolist())))
-    data = calc.roaring_from_ids(advise.read_ids(path, progress=False)).data
+    data = calc.roaring_from_ids(ids.read_ids(path, progress=False)).data
     bitmap = BitMap(values.astype(np.uint32), optimize=False)
     assert data["serialized_bytes"] == len(bitmap.serialize())
     assert data["duplicates"] == values.size - len(bitmap)
@@ -241,7 +183,7 @@ def test_roaring_refuses_ranges_wider_than_32_bits_and_128_bit_ids(tmp_path):
     path = tmp_path / "u.txt"
     path.write_text("123e4567-e89b-12d3-a456-426614174000\n")
     with pytest.raises(ValueError, match="128 bits"):
-        calc.roaring_from_ids(advise.read_ids(path, progress=False))
+        calc.roaring_from_ids(ids.read_ids(path, progress=False))
 
 
 # -- SET ------------------------------------------------------------------------------------------
@@ -279,7 +221,7 @@ def test_set_from_a_file_equals_the_set_of_its_lines(tmp_path, kind):
         lines = [f"{t[:8]}-{t[8:12]}-{t[12:16]}-{t[16:20]}-{t[20:]}" for t in lines]
     path = tmp_path / "ids.txt"
     path.write_text("\n".join(lines))
-    data = calc.set_from_ids(advise.read_ids(path, progress=False)).data
+    data = calc.set_from_ids(ids.read_ids(path, progress=False)).data
     assert data["memory_usage"] == rm.set_cost(rm.Members.of(lines)).memory_usage
     assert data["duplicates"] == len(lines) - len(set(lines))
 
@@ -297,7 +239,7 @@ def test_set_estimate_refuses_what_it_cannot_model():
 
 
 def test_hll_memory_matches_the_live_servers_dense_key():
-    growth = reference.load("hyperloglog-reference")["growth"]
+    growth = reference.load("hyperloglog-reference").data["growth"]
     big = max(growth, key=lambda r: r["n"])
     assert big["encoding"] == "dense" and big["strlen"] == 12_304
     # reference key 'setlab:reference:growth' (23 bytes: sds 3+23+1 → 32); ours is 'k' (→ 8)

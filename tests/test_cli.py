@@ -97,10 +97,10 @@ SUBCOMMANDS = [
 
 @pytest.mark.parametrize("command", SUBCOMMANDS, ids=" ".join)
 def test_every_subcommand_has_help(command, capsys):
-    from setlab.cli import cli
+    from setlab.cli.main import main
 
     with pytest.raises(SystemExit) as exit_:
-        cli.main([*command, "--help"])  # in process: argparse's help is the same either way
+        main([*command, "--help"])  # in process: argparse's help is the same either way
     assert exit_.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: setlab {' '.join(command)}")
 

@@ -1,15 +1,17 @@
 """The ``setlab`` command (also ``python -m setlab``).
 
 * ``setlab calc bloom|cuckoo|roaring|set|hll`` — the book's sizing models as calculators
-  (:mod:`setlab.tools.calc`);
-* ``setlab advise FILE`` — read IDs, histogram them, price every structure for them and
-  recommend one (:mod:`setlab.tools.advise`);
+  (:mod:`setlab.tools.calc`; numbers read by :mod:`setlab.core.quantities`);
+* ``setlab advise FILE`` — read IDs (:mod:`setlab.models.ids`), histogram them
+  (:mod:`setlab.tools.analysis`), price every structure for them and recommend one
+  (:mod:`setlab.tools.advise`);
 * ``setlab backend`` — which backend ``connect()`` would use here (``live`` or ``fake``), with the
   banner when ``--verbose``; the Makefile uses it to say which backend built the book;
 * ``setlab doctor`` — is this machine ready for the book? One line per check, with the fix.
 
 Every subcommand has ``--help``; those that compute have ``--json``. Bad input exits with code 2
-and one line on stderr, never a traceback.
+and one line on stderr, never a traceback. Modules are imported when a subcommand needs them, so
+``setlab calc`` starts without loading Redis clients or matplotlib.
 """
 
 from __future__ import annotations
@@ -111,12 +113,13 @@ def _calc_cuckoo(args: argparse.Namespace) -> int:
 
 
 def _calc_roaring(args: argparse.Namespace) -> int:
-    from setlab.tools import advise, calc
+    from setlab.models.ids import read_ids
+    from setlab.tools import calc
 
     if args.file is not None:
         if args.count is not None or args.range is not None or args.dense:
             raise ValueError("give a FILE or --count/--range/--dense, not both")
-        report = calc.roaring_from_ids(advise.read_ids(args.file, args.progress))
+        report = calc.roaring_from_ids(read_ids(args.file, args.progress))
     else:
         if args.count is None:
             raise ValueError("give a FILE of IDs, or --count N (and --range LOW:HIGH)")
@@ -127,12 +130,13 @@ def _calc_roaring(args: argparse.Namespace) -> int:
 
 
 def _calc_set(args: argparse.Namespace) -> int:
-    from setlab.tools import advise, calc
+    from setlab.models.ids import read_ids
+    from setlab.tools import calc
 
     if args.file is not None:
         if args.members is not None:
             raise ValueError("give a FILE or --members N, not both")
-        report = calc.set_from_ids(advise.read_ids(args.file, args.progress), args.redis)
+        report = calc.set_from_ids(read_ids(args.file, args.progress), args.redis)
     else:
         if args.members is None:
             raise ValueError("give a FILE of IDs, or --members N (with --type, --length)")
@@ -151,16 +155,16 @@ def _calc_hll(args: argparse.Namespace) -> int:
 
 
 def _advise(args: argparse.Namespace) -> int:
-    from setlab.tools import advise
+    from setlab.models.ids import read_ids
+    from setlab.tools import advise, analysis
 
-    ids = advise.read_ids(args.file, args.progress)
-    analysis = advise.analyse(ids)
+    described = analysis.analyse(read_ids(args.file, args.progress))
     options = advise.Needs(
         error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis
     )
-    advice = advise.advise(analysis, options)
+    advice = advise.advise(described, options)
     if args.plot:
-        advise.save_figure(analysis, args.plot)
+        analysis.save_figure(described, args.plot)
     if args.json:
         print(json.dumps(advice.as_json(), indent=1, default=_plain))
     else:
@@ -174,7 +178,7 @@ def _advise(args: argparse.Namespace) -> int:
 
 
 def _count(name: str, low: int = 1) -> Any:
-    from setlab.tools.calc import parse_count
+    from setlab.core.quantities import parse_count
 
     return _typed(parse_count, name, low=low)
 
@@ -196,7 +200,8 @@ def _redis_option(p: argparse.ArgumentParser) -> None:
 
 
 def _add_calc(sub: Any) -> None:
-    from setlab.tools.calc import MEMBER_TYPES, parse_bits, parse_probability, parse_range
+    from setlab.core.quantities import parse_bits, parse_probability, parse_range
+    from setlab.tools.calc import MEMBER_TYPES
 
     calc = sub.add_parser(
         "calc", help="sizing calculators: Bloom, cuckoo, Roaring, SET, HyperLogLog",
@@ -338,7 +343,7 @@ def _add_calc(sub: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from setlab.tools.calc import parse_probability
+    from setlab.core.quantities import parse_probability
 
     parser = _Parser(prog="setlab", description="Tools from the book 'Huge sets of IDs in Redis'.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -384,15 +389,25 @@ def _name(args: argparse.Namespace) -> str:
     return " ".join(filter(None, ["setlab", args.command, getattr(args, "calculator", None)]))
 
 
+def _reported(err: Exception) -> bool:
+    """Errors that are the user's input or environment, reported in one line: ``ValueError``,
+    ``OSError`` and the private server's ``ServerError`` (only raised once its module is loaded,
+    so a calculator never imports the Redis client just to catch it)."""
+    if isinstance(err, ValueError | OSError):
+        return True
+    server = sys.modules.get("setlab.lab.server")
+    return server is not None and isinstance(err, server.ServerError)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (2 with a one-line message for bad input)."""
-    from setlab.lab.server import ServerError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, OSError, ServerError) as err:
+    except Exception as err:
+        if not _reported(err):
+            raise
         message = " ".join(str(err).split()) or type(err).__name__
         print(f"{_name(args)}: {message}", file=sys.stderr)
         return 2

@@ -10,20 +10,22 @@ people type them: ``1.2e8``, ``120M``, ``1%``, ``128MiB``) and answers with the 
   ``CF.RESERVE`` with its 8-bit fingerprints (:mod:`setlab.models.cuckoo`);
 * :func:`roaring_estimate` / :func:`roaring_from_ids` — Roaring containers and bytes for a count
   in a range, or for real IDs (:mod:`setlab.models.roaring`);
-* :func:`set_estimate` / :func:`set_from_ids` — what a Redis SET costs (:mod:`setlab.models.redis_memory`);
+* :func:`set_estimate` / :func:`set_from_ids` — what a Redis SET costs
+  (:mod:`setlab.models.redis_memory`);
 * :func:`hll_estimate` — a HyperLogLog's memory and error.
 
 Every calculator returns a :class:`Report`: labelled rows for people, a dict for ``--json``.
-Bad input is a ``ValueError`` whose message names the parameter and the valid range.
+Bad input is a ``ValueError`` whose message names the parameter and the valid range. What people
+type (``1.2e8``, ``1%``, ``128MiB``) is read by :mod:`setlab.core.quantities`; files of IDs by
+:mod:`setlab.models.ids`. Reference measurements are read through :mod:`setlab.lab.reference`
+(package data), so an installed wheel answers anywhere.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,114 +34,8 @@ from setlab.core.units import format_bytes
 from setlab.core.validate import check_int, check_probability
 
 if TYPE_CHECKING:
+    from setlab.models.ids import IDs
     from setlab.models.redis_memory import Members
-    from setlab.tools.advise import IDs
-
-# -- parsing what people type ----------------------------------------------------------------------
-
-_NUMBER = re.compile(
-    r"""^\s*(?:
-        (?P<base>\d+(?:\.\d+)?)\s*(?:\^|\*\*)\s*(?P<exp>\d+)       # 2^32, 2**32, 1.5^2
-      | (?P<num>(?:\d[\d_,]*)?\.?\d*(?:[eE][+-]?\d+)?)            # 120000000, 1.2e8, .5
-    )\s*(?P<unit>[A-Za-z%]*)\s*$""",
-    re.VERBOSE,
-)
-_COUNT_UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
-#: Size units, in bits: a bare number is bits; B is a byte; KB/MB/GB/TB decimal, KiB… binary.
-SIZE_UNITS = {
-    "": 1, "b": 1, "bit": 1, "bits": 1,
-    "B": 8, "kB": 8 * 10**3, "KB": 8 * 10**3, "MB": 8 * 10**6, "GB": 8 * 10**9, "TB": 8 * 10**12,
-    "KiB": 8 << 10, "MiB": 8 << 20, "GiB": 8 << 30, "TiB": 8 << 40,
-    "Kibit": 1 << 10, "Mibit": 1 << 20, "Gibit": 1 << 30,
-}  # fmt: skip
-
-
-def _number(name: str, text: object) -> tuple[Fraction, str]:
-    """``text`` as an exact number and its unit (``"1.2e8"`` → 120000000, ``""``)."""
-    if isinstance(text, bool):
-        raise ValueError(f"{name} must be a number, got {text!r}")
-    if isinstance(text, int | float):
-        if isinstance(text, float) and not math.isfinite(text):
-            raise ValueError(f"{name} must be a finite number, got {text!r}")
-        return Fraction(text), ""
-    match = _NUMBER.match(str(text))
-    if match is None or not (match["base"] or re.search(r"\d", match["num"] or "")):
-        raise ValueError(f"{name}: {str(text)!r} is not a number (e.g. 1.2e8, 120M, 2^32)")
-    if match["base"]:
-        exponent = int(match["exp"])
-        if exponent > 256:
-            raise ValueError(f"{name}: exponent {exponent} is too large")
-        value = Fraction(match["base"]) ** exponent
-    else:
-        digits = match["num"].replace("_", "").replace(",", "")
-        exponent = re.search(r"[eE]([+-]?\d+)$", digits)
-        if len(digits) > 100 or (exponent and abs(int(exponent[1])) > 100):
-            raise ValueError(f"{name}: {str(text)!r} is out of range")
-        try:
-            value = Fraction(digits)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{name}: {str(text)!r} is not a number") from None
-        if abs(value.numerator) > 10**80 or value.denominator > 10**80:
-            raise ValueError(f"{name}: {str(text)!r} is out of range")
-    return value, match["unit"]
-
-
-def parse_count(text: object, name: str = "count", low: int = 1, high: int | None = None) -> int:
-    """A whole count: ``120000000``, ``1.2e8``, ``120M``, ``120_000_000``, ``2^32``.
-
-    Units k/K (10^3), M (10^6), G (10^9), T (10^12). Must be a whole number in ``[low, high]``.
-    """
-    value, unit = _number(name, text)
-    if unit not in _COUNT_UNITS:
-        raise ValueError(f"{name}: unknown unit {unit!r} (use k, M, G or T, or none)")
-    value *= _COUNT_UNITS[unit]
-    if value.denominator != 1:
-        raise ValueError(f"{name} must be a whole number, got {text!r}")
-    return check_int(name, int(value), low, high)
-
-
-def parse_probability(text: object, name: str = "p") -> float:
-    """A rate: ``0.01``, ``1%``, ``1e-3``, ``1/1000``; strictly between 0 and 1."""
-    raw = str(text).strip() if not isinstance(text, int | float) else text
-    if isinstance(raw, str) and raw.count("/") == 1:
-        top, bottom = raw.split("/")
-        try:
-            value = float(Fraction(top.strip()) / Fraction(bottom.strip()))
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{name}: {raw!r} is not a rate (e.g. 0.01, 1%, 1/100)") from None
-        return check_probability(name, value)
-    number, unit = _number(name, raw)
-    if unit not in ("", "%"):
-        raise ValueError(f"{name}: unknown unit {unit!r} (write 0.01 or 1%)")
-    value = float(number / 100 if unit == "%" else number)
-    return check_probability(name, value)
-
-
-def parse_bits(text: object, name: str = "m") -> int:
-    """A size in bits: a bare number is bits (``1150000000``, ``2^30``, ``1.15e9``); with a unit
-    it is converted: ``b``/``bit``/``bits``, ``B`` (bytes), ``KB``/``MB``/``GB``/``TB``
-    (powers of 1000 bytes), ``KiB``/``MiB``/``GiB``/``TiB`` (powers of 1024 bytes)."""
-    value, unit = _number(name, text)
-    if unit not in SIZE_UNITS:
-        raise ValueError(
-            f"{name}: unknown unit {unit!r} (bits by default; B, KB, MB, GB, KiB, MiB, GiB …)"
-        )
-    bits = value * SIZE_UNITS[unit]
-    if bits.denominator != 1:
-        raise ValueError(f"{name} must be a whole number of bits, got {text!r}")
-    return check_int(name, int(bits), 1, 2**64)
-
-
-def parse_range(text: str, name: str = "range") -> tuple[int, int]:
-    """``LOW:HIGH`` (half-open, like Python's ``range``) or ``HIGH`` alone (``0:HIGH``)."""
-    parts = str(text).split(":")
-    if len(parts) > 2:
-        raise ValueError(f"{name}: write LOW:HIGH, e.g. 0:2^32; got {text!r}")
-    low = parse_count(parts[0], f"{name} start", 0) if len(parts) == 2 else 0
-    high = parse_count(parts[-1], f"{name} end", 1)
-    if high <= low:
-        raise ValueError(f"{name}: the end must be above the start; got {text!r}")
-    return low, high
 
 
 # -- reports --------------------------------------------------------------------------------------
@@ -210,7 +106,8 @@ class BloomSolution:
 
 def _bloom_m_for(n: int, p: float, k: int) -> int:
     """Fewest bits holding ``n`` items at rate ``p`` with ``k`` hashes:
-    ``m = -k n / ln(1 - p^(1/k))``, rounded up (the inverse of :func:`setlab.models.bloom.capacity`)."""
+    ``m = -k n / ln(1 - p^(1/k))``, rounded up (the inverse of
+    :func:`setlab.models.bloom.capacity`)."""
     return math.ceil(-k * n / math.log1p(-(p ** (1.0 / k))))
 
 
@@ -355,21 +252,21 @@ def cuckoo_sizing(
     bucket_size: int = 4,
     load: float | None = None,
     fingerprint_bits: int | None = None,
-    max_iterations: int = 20,
+    max_iterations: int = 20,  # RedisBloom's default MAXITERATIONS
 ) -> Report:
     """A cuckoo filter for ``n`` items: fingerprint bits for rate ``p`` (or given), a power-of-two
     table kept below ``load`` (default: the load the paper reaches with ``bucket_size``), its
-    bytes and rate; then RedisBloom's ``CF.RESERVE`` for the same ``n`` (8-bit fingerprints,
-    ``num_buckets = next_pow2(capacity / b)``, ``CF.INFO`` Size ``40 + 16 + slots`` bytes) with
-    the load at which the module first reported full in the reference run.
+    bytes and rate; then RedisBloom's ``CF.RESERVE`` for the same ``n`` (8-bit fingerprints; its
+    table and ``CF.INFO`` Size from :mod:`setlab.models.redisbloom_cuckoo`) with the load at which
+    the module first reported full in the reference run.
 
     Fan et al. 2014: fingerprints of ``ceil(log2(2b/p))`` bits; rate ``1 - (1 - 1/(2^f-1))^(2bα)``
     at load α.
     """
-    from setlab.models import bloom, cuckoo
+    from setlab.models import bloom, cuckoo, redisbloom_cuckoo
 
     n = check_int("n", n, 1, 2**50)
-    b = check_int("bucket_size", bucket_size, 1, cuckoo.RB_MAX_BUCKET_SIZE)
+    b = check_int("bucket_size", bucket_size, 1, redisbloom_cuckoo.RB_MAX_BUCKET_SIZE)
     if load is None:
         if b not in cuckoo.PAPER_LOAD_FACTORS:
             raise ValueError(f"give --load for bucket size {b} (the paper reports b = 1, 2, 4, 8)")
@@ -396,9 +293,9 @@ def cuckoo_sizing(
         ("rate at n", f"{_rate(rate)} (bound 2b/2^f = {_rate(min(1.0, 2 * b / 2**f))})"),
         ("Bloom, same rate", f"{bloom_bits:.2f} bits/item"),
     ]
-    rb_buckets = max(1, cuckoo.next_pow2(n // b))
+    rb_buckets = redisbloom_cuckoo.reserve_buckets(n, b)
     rb_slots = rb_buckets * b
-    rb_bytes = cuckoo.RB_FILTER_BYTES + cuckoo.RB_SUBFILTER_BYTES + rb_slots
+    rb_bytes = redisbloom_cuckoo.info_size(rb_slots)
     rb_load = n / rb_slots
     wall = _redisbloom_cuckoo_wall(b, max_iterations)
     rb_rate = cuckoo.expected_fpr(b, 8, min(rb_load, 1.0))
@@ -436,15 +333,11 @@ def cuckoo_sizing(
 
 
 def _redisbloom_cuckoo_wall(bucket_size: int, max_iterations: int) -> float | None:
-    """Load at which RedisBloom first answered "full" (``EXPANSION 0``) in the reference run."""
-    from setlab.lab import reference
+    """Load at which RedisBloom first answered "full" (``EXPANSION 0``) in the reference run
+    (:class:`setlab.lab.redisbloom_reference.RedisBloomReference`, package data)."""
+    from setlab.lab.redisbloom_reference import RedisBloomReference
 
-    rows = reference.load("redisbloom-reference")["cuckoo"]
-    for row in rows:
-        same = (row["bucket_size"], row["max_iterations"]) == (bucket_size, max_iterations)
-        if same and row.get("first_full_at"):
-            return row["first_full_at"] / row["capacity"]
-    return None
+    return RedisBloomReference.load().cuckoo_wall(bucket_size, max_iterations)
 
 
 # -- Roaring --------------------------------------------------------------------------------------
@@ -629,61 +522,11 @@ def set_estimate(
     return _set_report(summary, f"Redis {version} SET of {members:,} {what}", version)
 
 
-def members_of_ids(ids: IDs, first: np.ndarray | None = None) -> Members:
-    """What the SET model needs to know about the distinct IDs, as written in the file.
-
-    ``first`` indexes one occurrence of each distinct ID (computed when not given). Grouped by
-    text length (a member's sds allocation depends only on it): exact for a hash table set; small
-    sets are summarised from the members themselves.
-    """
-    from setlab.models import redis_memory
-
-    if first is None:
-        if ids.high is None:
-            _, first = np.unique(ids.values, return_index=True)
-        else:
-            pairs = np.stack([ids.high, ids.values], axis=1)
-            _, first = np.unique(pairs, axis=0, return_index=True)
-    lengths = ids.lengths[first]
-    integer = bool(
-        ids.kind == "decimal" and ids.canonical[first].all()
-        and (ids.values[first] < np.uint64(2**63)).all()
-    )  # fmt: skip
-    if first.size <= 4096:
-        texts = _texts(ids, first)
-        return redis_memory.Members.of(texts)
-    width = 0
-    if integer:
-        top = int(ids.values[first].max())
-        width = redis_memory.intset_width(top)
-    sds = listpack = 0
-    for length, count in zip(*np.unique(lengths, return_counts=True), strict=True):
-        part = redis_memory.Members.fixed_length(int(count), int(length))
-        sds += part.sds_bytes
-        listpack += part.listpack_bytes
-    return redis_memory.Members(int(first.size), sds, integer, width, int(lengths.max()), listpack)
-
-
-def _texts(ids: IDs, where: np.ndarray) -> list[str]:
-    """The IDs at ``where`` as text (canonical forms for the lengths read)."""
-    out = []
-    for i in where.tolist():
-        length = int(ids.lengths[i])
-        if ids.kind == "decimal":
-            out.append(str(int(ids.values[i])).rjust(length, "0"))
-        elif ids.kind == "uuid":
-            value = (int(ids.high[i]) << 64) | int(ids.values[i])
-            text = f"{value:032x}"
-            out.append(f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}")
-        else:
-            value = int(ids.values[i]) | (0 if ids.high is None else int(ids.high[i]) << 64)
-            out.append(f"{value:x}".rjust(length, "0"))
-    return out
-
-
 def set_from_ids(ids: IDs, version: str = "7.0") -> Report:
     """What a Redis SET of the distinct IDs read from a file costs, members as written."""
-    members = members_of_ids(ids)
+    from setlab.models.ids import set_members
+
+    members = set_members(ids)
     report = _set_report(members, f"Redis {version} SET of the IDs in {ids.source}", version)
     report.data["duplicates"] = len(ids) - members.count
     return report
@@ -697,18 +540,17 @@ HLL_DENSE_FROM = 5_000
 
 
 def hll_key_cost(n: int) -> Any:
-    """The :class:`setlab.models.redis_memory.KeyCost` of a HyperLogLog after ``n`` distinct elements
-    (``reader:0`` …): sparse while small, dense (12,304-byte string) from a few thousand on."""
+    """The :class:`setlab.models.redis_memory.KeyCost` of a HyperLogLog after ``n`` distinct
+    elements (``reader:0`` …, :func:`setlab.models.hyperloglog.sketch_of_readers`): sparse while
+    small, dense (12,304-byte string) from a few thousand on."""
     return _hll_key_cost(min(check_int("n", n, 0, 2**63), HLL_DENSE_FROM))
 
 
 @functools.cache
 def _hll_key_cost(n: int) -> Any:
-    from setlab.models import redis_memory
+    from setlab.models.hyperloglog import sketch_of_readers
 
-    hll = redis_memory.HyperLogLog()
-    if n:
-        hll.add_hashes(redis_memory.hll_hashes(redis_memory.reader_ids(0, n)))
+    hll = sketch_of_readers(n)
     if n == HLL_DENSE_FROM and hll.encoding != "dense":
         raise AssertionError(f"a HyperLogLog of {n:,} elements should be dense")
     return hll.cost("k")
@@ -718,10 +560,11 @@ def hll_estimate(n: int) -> Report:
     """A HyperLogLog counting ``n`` distinct elements: memory (Redis 7.0), standard error 1.04/√m
     with m = 16384 registers (Flajolet et al. 2007), and an exact SET of ``n`` integers beside."""
     from setlab.models import redis_memory
+    from setlab.models.hyperloglog import HLL_STANDARD_ERROR
 
     n = check_int("n", n, 1, 2**63)
     cost = hll_key_cost(n)
-    error = redis_memory.HLL_STANDARD_ERROR
+    error = HLL_STANDARD_ERROR
     report = Report(f"HyperLogLog counting {n:,} distinct elements")
     report.rows = [
         ("encoding", cost.encoding),

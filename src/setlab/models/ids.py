@@ -1,0 +1,455 @@
+"""IDs as a service exports them: one per line, decimal, hexadecimal or UUIDs, read with numpy.
+
+Seed 003's advice starts with a file of IDs ("histogram your IDs first"). This module reads one:
+
+* :func:`read_ids` reads decimal integers, hexadecimal strings (``a1b2c3d4e5f60718`` or
+  ``0x…``) or UUIDs from a file or a binary stream, vectorised with numpy (a million lines in
+  well under a second), with a progress line on stderr. Anything else is a ``ValueError`` that
+  names the line;
+* :func:`parse_ids` does the same for bytes in memory, :func:`from_integers` and
+  :func:`from_hex_strings` for values a program already holds;
+* :class:`IDs` keeps each ID's value (64 bits, or 128 in two halves) and how it was written
+  (its length, and whether a decimal had leading zeros): a Redis SET stores the text, a bitmap
+  or a Roaring bitmap the value. :func:`texts` writes IDs back as text, and
+  :func:`set_members` sums up what a Redis SET of them stores.
+
+Pure computation: no Redis, no plotting. :mod:`setlab.tools.analysis` describes what it reads.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from setlab.core.validate import check_int
+
+if TYPE_CHECKING:
+    from setlab.models.redis_memory import Members
+
+#: Longest line accepted, whitespace included (a UUID is 36 characters, 128-bit hex 34).
+MAX_LINE = 100
+#: Bytes read and parsed per step (a few hundred thousand lines).
+BLOCK_BYTES = 8 << 20
+U64_MAX_TEXT = b"18446744073709551615"  # 2^64 - 1, 20 digits
+
+# character classes of the parser
+_PAD, _SPACE, _DIGIT, _HEX, _X, _DASH, _BAD = range(7)
+_CLASS = np.full(256, _BAD, dtype=np.uint8)
+_CLASS[0] = _PAD
+_CLASS[[ord(c) for c in " \t\r\v\f"]] = _SPACE
+_CLASS[ord("0") : ord("9") + 1] = _DIGIT
+_CLASS[ord("a") : ord("f") + 1] = _HEX
+_CLASS[ord("A") : ord("F") + 1] = _HEX
+_CLASS[[ord("x"), ord("X")]] = _X
+_CLASS[ord("-")] = _DASH
+_NIBBLE = np.zeros(256, dtype=np.uint64)
+_NIBBLE[ord("0") : ord("9") + 1] = np.arange(10, dtype=np.uint64)
+_NIBBLE[ord("a") : ord("f") + 1] = np.arange(10, 16, dtype=np.uint64)
+_NIBBLE[ord("A") : ord("F") + 1] = np.arange(10, 16, dtype=np.uint64)
+# row classes
+_BLANK, _DECIMAL, _HEXROW, _PREFIXED, _UUID, _OTHER = range(6)
+_ROW_NAMES = {
+    _DECIMAL: "a decimal integer",
+    _HEXROW: "a hexadecimal ID",
+    _PREFIXED: "a 0x hexadecimal ID",
+    _UUID: "a UUID",
+}
+_UUID_DASHES = (8, 13, 18, 23)
+_UUID_HEX_COLUMNS = np.array([j for j in range(36) if j not in _UUID_DASHES])
+
+
+# -- reading IDs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IDs:
+    """IDs as read from a file: their values and what their text looks like.
+
+    ``values`` are unsigned 64-bit integers; IDs wider than 64 bits (UUIDs, 128-bit hex) keep their
+    low half there and their high half in ``high``. ``lengths`` is the number of characters each
+    ID was written with — what a Redis SET of the IDs as strings would store.
+    """
+
+    kind: str  #: "decimal", "hex" or "uuid"
+    values: np.ndarray  #: uint64, one per ID, in file order (low 64 bits for 128-bit IDs)
+    high: np.ndarray | None  #: uint64 high 64 bits for 128-bit IDs, else None
+    lengths: np.ndarray  #: uint8: characters per ID as written
+    canonical: np.ndarray  #: bool: the text is a canonical decimal integer (no leading zero)
+    blank_lines: int = 0
+    source: str = "<memory>"
+
+    def __len__(self) -> int:
+        return int(self.values.size)
+
+    @property
+    def bits(self) -> int:
+        """Bits of the widest representation: 64, or 128 for UUIDs and long hex IDs."""
+        return 128 if self.high is not None else 64
+
+
+def from_integers(
+    values: Iterable[int] | np.ndarray, source: str = "<memory>", *, hex_digits: int = 0
+) -> IDs:
+    """IDs from integers already in memory, as if written one per line in decimal, or (with
+    ``hex_digits``) as zero-padded hexadecimal strings of that many digits (device IDs)."""
+    arr = np.asarray(values if isinstance(values, np.ndarray) else list(values))
+    if arr.size and arr.dtype.kind not in "iu":
+        raise ValueError(f"values must be integers; got an array of {arr.dtype}")
+    if arr.size and arr.dtype.kind == "i" and arr.min() < 0:
+        raise ValueError(f"IDs must be >= 0; got {int(arr.min())}")
+    arr = arr.astype(np.uint64)
+    if hex_digits:
+        check_int("hex_digits", hex_digits, 1, 16)
+        if arr.size and int(arr.max()) >= 16**hex_digits:
+            raise ValueError(f"an ID needs more than hex_digits = {hex_digits} digits")
+        lengths = np.full(arr.size, hex_digits, dtype=np.uint8)
+        return IDs("hex", arr, None, lengths, np.zeros(arr.size, dtype=bool), 0, source)
+    return IDs("decimal", arr, None, _decimal_lengths(arr), np.ones(arr.size, dtype=bool), 0,
+               source)  # fmt: skip
+
+
+def from_hex_strings(strings: Sequence[str], source: str = "<memory>") -> IDs:
+    """IDs from hexadecimal strings in memory (device IDs), parsed as :func:`read_ids` would."""
+    return parse_ids(("\n".join(strings)).encode(), source=source)
+
+
+def _decimal_lengths(values: np.ndarray) -> np.ndarray:
+    """Decimal digits of each uint64 (1 for 0)."""
+    lengths = np.ones(values.size, dtype=np.uint8)
+    for digits in range(1, 20):
+        lengths += values >= np.uint64(10**digits)
+    return lengths
+
+
+class _Block:
+    """One block of lines, classified: left-aligned characters, lengths and row classes."""
+
+    def __init__(self, data: bytes, first_line: int) -> None:
+        self.first_line = first_line  # 1-based number of the block's first line
+        self._lines = data.split(b"\n")
+        if self._lines and self._lines[-1] == b"":
+            self._lines.pop()
+        longest = max(map(len, self._lines), default=0)
+        if longest > MAX_LINE:
+            i = next(i for i, line in enumerate(self._lines) if len(line) > MAX_LINE)
+            raise ValueError(
+                f"line {first_line + i}: {len(self._lines[i]):,} characters long, not an ID "
+                f"(at most {MAX_LINE} per line)"
+            )
+        if b"\x00" in data:
+            i = next(i for i, line in enumerate(self._lines) if b"\x00" in line)
+            raise ValueError(f"line {first_line + i}: a NUL byte: this is not a text file of IDs")
+        n = len(self._lines)
+        raw = np.array(self._lines, dtype=f"S{max(longest, 1)}")
+        matrix = raw.view(np.uint8).reshape(n, max(longest, 1))
+        cls = _CLASS[matrix]
+        content = cls >= _DIGIT
+        has = content.any(axis=1)
+        width = matrix.shape[1]
+        first = np.argmax(content, axis=1)
+        last = width - 1 - np.argmax(content[:, ::-1], axis=1)
+        self.length = np.where(has, last - first + 1, 0).astype(np.int16)
+        if np.any(has & (content.sum(axis=1) != self.length)):
+            self._fail(np.flatnonzero(has & (content.sum(axis=1) != self.length))[0],
+                       "two values, or a space inside a value")  # fmt: skip
+        if np.any(first[has] > 0):  # leading whitespace: shift every row to start at column 0
+            columns = np.minimum(first[:, None] + np.arange(width)[None, :], width - 1)
+            matrix = np.take_along_axis(matrix, columns, axis=1)
+            matrix[np.arange(width)[None, :] >= self.length[:, None]] = 0
+            cls = _CLASS[matrix]
+        else:
+            matrix = np.where(np.arange(width)[None, :] < self.length[:, None], matrix, 0)
+            matrix = matrix.astype(np.uint8)
+            cls = _CLASS[matrix]
+        self.matrix = matrix
+        self.row = self._classify(cls, has)
+        bad = np.flatnonzero(self.row == _OTHER)
+        if bad.size:
+            self._fail(bad[0], "not an ID (expected a decimal integer, hex or a UUID)")
+        del self._lines  # valid from here on: error texts come from the characters kept
+
+    def _classify(self, cls: np.ndarray, has: np.ndarray) -> np.ndarray:
+        inside = np.arange(cls.shape[1])[None, :] < self.length[:, None]
+        digits = np.all((cls == _DIGIT) | ~inside, axis=1)
+        hexish = np.all(((cls == _DIGIT) | (cls == _HEX)) | ~inside, axis=1)
+        row = np.full(cls.shape[0], _OTHER, dtype=np.uint8)
+        row[hexish] = _HEXROW
+        row[digits] = _DECIMAL
+        if cls.shape[1] >= 3:
+            prefix = (self.matrix[:, 0] == ord("0")) & (cls[:, 1] == _X) & (self.length > 2)
+            tail = inside.copy()
+            tail[:, :2] = False
+            rest = np.all(((cls == _DIGIT) | (cls == _HEX)) | ~tail, axis=1)
+            row[prefix & rest] = _PREFIXED
+        if cls.shape[1] >= 36:
+            dashes = np.all(cls[:, list(_UUID_DASHES)] == _DASH, axis=1)
+            hexes = np.all(
+                (cls[:, _UUID_HEX_COLUMNS] == _DIGIT) | (cls[:, _UUID_HEX_COLUMNS] == _HEX), axis=1
+            )
+            row[(self.length == 36) & dashes & hexes] = _UUID
+        row[~has] = _BLANK
+        return row
+
+    def _text(self, i: int) -> str:
+        """Line ``i`` as the user wrote it (while classifying) or as kept (after), shortened."""
+        raw = self._lines[i] if hasattr(self, "_lines") else bytes(self.matrix[i]).rstrip(b"\0")
+        text = raw.decode("utf-8", "backslashreplace").strip()
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    def _fail(self, i: int, what: str) -> None:
+        header = self.first_line + i == 1 and what.startswith("not an ID")
+        hint = " (a header line? remove it)" if header else ""
+        raise ValueError(f"line {self.first_line + i}: {self._text(i)!r} is {what}{hint}")
+
+    def line_text(self, i: int) -> str:
+        return self._text(i)
+
+
+def _file_kind(blocks: list[_Block]) -> str:
+    """One kind of ID per file: "decimal", "hex" or "uuid" (or a ValueError naming the line)."""
+    seen = np.zeros(6, dtype=bool)
+    for block in blocks:
+        seen[np.unique(block.row)] = True
+    if seen[_UUID] and seen[[_DECIMAL, _HEXROW, _PREFIXED]].any():
+        first_kind = None
+        for block in blocks:
+            for i in np.flatnonzero(block.row != _BLANK):
+                kind = _UUID if block.row[i] == _UUID else _DECIMAL
+                if first_kind is None:
+                    first_kind, first_line, first_row = kind, block.first_line + i, block.row[i]
+                elif kind != first_kind:
+                    raise ValueError(
+                        f"line {block.first_line + i}: {block.line_text(i)!r} is "
+                        f"{_ROW_NAMES[int(block.row[i])]} but line {first_line} is "
+                        f"{_ROW_NAMES[int(first_row)]}: one kind of ID per file"
+                    )
+    if seen[_UUID]:
+        return "uuid"
+    if seen[_HEXROW] or seen[_PREFIXED]:
+        return "hex"
+    if seen[_DECIMAL]:
+        return "decimal"
+    raise ValueError("no IDs found: the input is empty or blank")
+
+
+def _decimal_values(block: _Block) -> np.ndarray:
+    keep = block.row != _BLANK
+    matrix, length = block.matrix[keep], block.length[keep]
+    if length.size and length.max() > 20:
+        i = np.flatnonzero(keep)[np.argmax(length > 20)]
+        block._fail(i, "more than 20 digits: above 2^64 − 1, the largest ID this tool reads")
+    width = min(matrix.shape[1], 20)
+    values = np.zeros(length.size, dtype=np.uint64)
+    digits = matrix[:, :width].astype(np.uint64) - np.uint64(ord("0"))
+    for j in range(width):
+        active = j < length
+        values = np.where(active, values * np.uint64(10) + digits[:, j], values)
+    if width == 20:
+        twenty = length == 20
+        text = np.ascontiguousarray(matrix[:, :20]).view("S20").ravel()
+        over = twenty & (text > U64_MAX_TEXT)
+        if over.any():
+            block._fail(np.flatnonzero(keep)[np.argmax(over)], "above 2^64 − 1")
+    return values
+
+
+def _hex_values(block: _Block, wide: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    keep = block.row != _BLANK
+    matrix, length = block.matrix[keep], block.length[keep]
+    nibbles = _NIBBLE[matrix]
+    low = np.zeros(length.size, dtype=np.uint64)
+    high = np.zeros(length.size, dtype=np.uint64) if wide else None
+    for j in range(matrix.shape[1]):
+        active = j < length
+        from_end = length - 1 - j
+        in_low = active & (from_end < 16)
+        low = np.where(in_low, (low << np.uint64(4)) | nibbles[:, j], low)
+        if wide:
+            in_high = active & (from_end >= 16)
+            high = np.where(in_high, (high << np.uint64(4)) | nibbles[:, j], high)
+    return low, high
+
+
+def _uuid_values(block: _Block) -> tuple[np.ndarray, np.ndarray]:
+    keep = block.row != _BLANK
+    nibbles = _NIBBLE[block.matrix[keep][:, _UUID_HEX_COLUMNS]]
+    high = np.zeros(nibbles.shape[0], dtype=np.uint64)
+    low = np.zeros(nibbles.shape[0], dtype=np.uint64)
+    for j in range(16):
+        high = (high << np.uint64(4)) | nibbles[:, j]
+        low = (low << np.uint64(4)) | nibbles[:, 16 + j]
+    return low, high
+
+
+def _hex_digits(block: _Block) -> np.ndarray:
+    keep = block.row != _BLANK
+    return block.length[keep] - 2 * (block.row[keep] == _PREFIXED)
+
+
+def _blocks(data: bytes, start_line: int = 1) -> Iterable[tuple[bytes, int]]:
+    """``data`` cut at line ends into pieces of about :data:`BLOCK_BYTES`, with line numbers."""
+    start, line = 0, start_line
+    while start < len(data):
+        end = data.find(b"\n", min(start + BLOCK_BYTES, len(data)) - 1)
+        end = len(data) if end < 0 else end + 1
+        piece = data[start:end]
+        yield piece, line
+        line += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
+        start = end
+
+
+def parse_ids(data: bytes, source: str = "<memory>", progress: Any = None) -> IDs:
+    """Parse IDs, one per line, from bytes (see :func:`read_ids` for the accepted forms).
+
+    ``progress`` is an object with ``update(count)`` (a
+    :class:`setlab.core.progress.Progress`), told the bytes parsed.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
+        data = data[3:]
+    blocks = []
+    for piece, line in _blocks(data):
+        blocks.append(_Block(piece, line))
+        if progress is not None:
+            progress.update(len(piece))
+    kind = _file_kind(blocks)
+    blank = sum(int((b.row == _BLANK).sum()) for b in blocks)
+    if kind == "decimal":
+        values = [_decimal_values(b) for b in blocks]
+        highs = None
+    elif kind == "uuid":
+        pairs = [_uuid_values(b) for b in blocks]
+        values, highs = [p[0] for p in pairs], [p[1] for p in pairs]
+    else:
+        wide = max(int(_hex_digits(b).max(initial=0)) for b in blocks) > 16
+        for b in blocks:
+            digits = _hex_digits(b)
+            if digits.size and digits.max() > 32:
+                i = np.flatnonzero(b.row != _BLANK)[np.argmax(digits > 32)]
+                b._fail(i, "more than 32 hex digits: wider than 128 bits")
+        pairs = [_hex_values(b, wide) for b in blocks]
+        values = [p[0] for p in pairs]
+        highs = [p[1] for p in pairs] if wide else None
+    keep = [b.row != _BLANK for b in blocks]
+    lengths = np.concatenate([b.length[k] for b, k in zip(blocks, keep, strict=True)])
+    if kind == "decimal":
+        canonical = np.concatenate(
+            [(b.matrix[k, 0] != ord("0")) | (b.length[k] == 1) for b, k in
+             zip(blocks, keep, strict=True)]
+        )  # fmt: skip
+    else:
+        canonical = np.zeros(lengths.size, dtype=bool)
+    return IDs(
+        kind,
+        np.concatenate(values).astype(np.uint64),
+        None if highs is None else np.concatenate(highs).astype(np.uint64),
+        lengths.astype(np.uint8),
+        canonical,
+        blank,
+        source,
+    )
+
+
+def read_ids(source: str | Path | IO[bytes], progress: bool | None = None) -> IDs:
+    """Read IDs, one per line, from a path, ``"-"`` (stdin) or a binary stream.
+
+    Accepted, one kind per file: decimal integers up to 2^64 − 1 (leading zeros are kept as
+    part of the text: Redis stores ``"007"`` as a string), hexadecimal IDs of up to 32 digits
+    with or without ``0x``, and UUIDs (``8-4-4-4-12``). Blank lines and spaces around a value are
+    ignored; anything else raises ``ValueError`` naming the first bad line. ``progress`` (default:
+    when stderr is a terminal) prints bytes read and parsed on stderr.
+    """
+    from setlab.core.progress import Progress
+
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if isinstance(source, str | Path):
+        name = str(source)
+        if name == "-":
+            return read_ids(sys.stdin.buffer, progress)
+        path = Path(name)
+        if path.is_dir():
+            raise ValueError(f"{name} is a directory, not a file of IDs")
+        if not path.exists():
+            raise ValueError(f"{name}: no such file")
+        total = path.stat().st_size
+        with path.open("rb") as stream:
+            data = _read_all(stream, Progress(total, f"reading {name}", progress, unit="bytes"))
+    else:
+        name = getattr(source, "name", "<stream>")
+        data = _read_all(source, Progress(None, "reading", progress, unit="bytes"))
+    report = Progress(len(data), "parsing", progress and len(data) > BLOCK_BYTES, unit="bytes")
+    try:
+        return parse_ids(data, source=str(name), progress=report)
+    finally:
+        if report.done:
+            report.close()
+
+
+def _read_all(stream: IO[bytes], progress: Any) -> bytes:
+    chunks = []
+    try:
+        while chunk := stream.read(BLOCK_BYTES):
+            chunks.append(chunk)
+            progress.update(len(chunk))
+    finally:
+        if progress.done > BLOCK_BYTES:
+            progress.close()
+    return b"".join(chunks)
+
+
+def texts(ids: IDs, where: np.ndarray) -> list[str]:
+    """The IDs at the indices ``where`` as text, in the canonical form of the length each was
+    read with (decimal zero-padded, hex lower-case zero-padded, UUIDs ``8-4-4-4-12``)."""
+    out = []
+    for i in np.asarray(where).tolist():
+        length = int(ids.lengths[i])
+        if ids.kind == "decimal":
+            out.append(str(int(ids.values[i])).rjust(length, "0"))
+        elif ids.kind == "uuid":
+            value = (int(ids.high[i]) << 64) | int(ids.values[i])
+            text = f"{value:032x}"
+            out.append(f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}")
+        else:
+            value = int(ids.values[i]) | (0 if ids.high is None else int(ids.high[i]) << 64)
+            out.append(f"{value:x}".rjust(length, "0"))
+    return out
+
+
+def set_members(ids: IDs, first: np.ndarray | None = None) -> Members:
+    """What the Redis SET model (:class:`setlab.models.redis_memory.Members`) needs to know about
+    the distinct IDs, as written in the file (a SET stores each ID's text).
+
+    ``first`` indexes one occurrence of each distinct ID (computed when not given). Grouped by
+    text length (a member's sds allocation depends only on it): exact for a hash table set; small
+    sets are summarised from the members themselves.
+    """
+    from setlab.models import redis_memory
+
+    if first is None:
+        if ids.high is None:
+            _, first = np.unique(ids.values, return_index=True)
+        else:
+            pairs = np.stack([ids.high, ids.values], axis=1)
+            _, first = np.unique(pairs, axis=0, return_index=True)
+    lengths = ids.lengths[first]
+    integer = bool(
+        ids.kind == "decimal" and ids.canonical[first].all()
+        and (ids.values[first] < np.uint64(2**63)).all()
+    )  # fmt: skip
+    if first.size <= 4096:
+        return redis_memory.Members.of(texts(ids, first))
+    width = 0
+    if integer:
+        top = int(ids.values[first].max())
+        width = redis_memory.intset_width(top)
+    sds = listpack = 0
+    for length, count in zip(*np.unique(lengths, return_counts=True), strict=True):
+        part = redis_memory.Members.fixed_length(int(count), int(length))
+        sds += part.sds_bytes
+        listpack += part.listpack_bytes
+    return redis_memory.Members(int(first.size), sds, integer, width, int(lengths.max()), listpack)

@@ -1,0 +1,374 @@
+"""What a set of IDs looks like to the structures that could hold it (``setlab advise``, step 1).
+
+Seed 003's advice is "histogram your IDs first". :func:`analyse` does that for IDs read by
+:mod:`setlab.models.ids`: how many, how many duplicates, their range and bit width, the density
+of the range, and how they fall into Roaring's 2^16-value chunks (the per-chunk histogram: a
+chunk with more than 4,096 IDs is a bitmap container). :func:`synthetic` gives the same
+:class:`Analysis` for IDs described by a count and a shape (10^8 consecutive IDs, 1.2 × 10^8
+hashed device IDs) without listing them. :func:`figure` draws the two histograms.
+
+The sizes come from the book's models (:mod:`setlab.models.roaring`,
+:mod:`setlab.models.redis_memory`); :mod:`setlab.tools.advise` prices the structures from them.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from setlab.core.validate import check_int
+from setlab.models import roaring
+from setlab.models.ids import IDs, set_members, texts
+from setlab.models.roaring import ARRAY_MAX
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+#: Bins of the per-chunk histogram: IDs in a 2^16 chunk (inclusive bounds). 4,096 is Roaring's
+#: switch from an array container (2 bytes an ID) to a bitmap container (8 KiB).
+CHUNK_BINS = ((1, 1), (2, 3), (4, 15), (16, 63), (64, 255), (256, 1023), (1024, 4096),
+              (4097, 16383), (16384, 65535), (65536, 65536))  # fmt: skip
+#: Bins of the histogram of IDs over their range.
+RANGE_BINS = 64
+
+
+@dataclass(frozen=True)
+class RoaringFigures:
+    """What a Roaring bitmap of the IDs looks like (:mod:`setlab.models.roaring`'s model)."""
+
+    serialized_bytes: int  #: portable serialization after run_optimize()
+    plain_bytes: int  #: serialization without run containers
+    containers: int
+    buckets: int | None  #: 2^32-value buckets of a Roaring64 bitmap (None: 32-bit)
+    estimated: bool = False  #: scaled from a sample (IDs too many to materialise)
+
+    @classmethod
+    def of(cls, layout: Any) -> RoaringFigures:
+        """From a :class:`setlab.models.roaring.Layout` or
+        :class:`~setlab.models.roaring.Layout64`."""
+
+        wide = isinstance(layout, roaring.Layout64)
+        plain = layout.layout if wide else layout
+        kinds = roaring.choose_kinds(plain.cardinality, plain.runs, True)
+        runs = roaring.Layout(plain.keys, plain.cardinality, plain.runs, kinds)
+        if not wide:
+            return cls(runs.serialized_bytes, plain.serialized_bytes, plain.containers, None)
+        keys = plain.keys.astype(np.uint64) >> np.uint64(16)  # sorted: count the changes
+        buckets = int(np.count_nonzero(keys[1:] != keys[:-1])) + 1 if keys.size else 0
+        return cls(roaring.Layout64(runs).serialized_bytes, layout.serialized_bytes,
+                   plain.containers, buckets)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a set of IDs looks like to the structures that could hold it."""
+
+    source: str
+    kind: str  #: "decimal", "hex" or "uuid"
+    bits: int  #: 64, or 128 for UUIDs and long hex IDs
+    ids: int  #: non-blank lines
+    blank_lines: int
+    distinct: int
+    duplicates: int  #: ids - distinct
+    most_repeated: tuple[str, int] | None  #: the ID seen most often and how often, if any twice
+    low: int  #: smallest ID
+    high: int  #: largest ID
+    runs: int  #: runs of consecutive integers among the distinct IDs
+    leading_zeros: int  #: decimal IDs written with leading zeros (Redis keeps them as strings)
+    range_edges: np.ndarray  #: RANGE_BINS + 1 bin edges over [low, high] (floats)
+    range_counts: np.ndarray  #: distinct IDs per bin
+    chunk_counts: np.ndarray | None  #: distinct IDs in each non-empty 2^16 chunk (None: 128-bit)
+    roaring: RoaringFigures | None  #: None for 128-bit IDs
+    members: Any = field(repr=False)  #: redis_memory.Members of the distinct IDs as written
+    notes: tuple[str, ...] = ()
+
+    @property
+    def bit_width(self) -> int:
+        """Bits needed for the largest ID."""
+        return max(1, self.high.bit_length())
+
+    @property
+    def span(self) -> int:
+        """Values from the smallest to the largest ID, both included."""
+        return self.high - self.low + 1
+
+    @property
+    def density(self) -> float:
+        """Share of the values in ``[low, high]`` that are IDs."""
+        return self.distinct / self.span
+
+    @property
+    def chunks(self) -> int | None:
+        return None if self.chunk_counts is None else int(self.chunk_counts.size)
+
+    @property
+    def bitmap_chunks(self) -> int:
+        """Chunks with more than 4,096 IDs: Roaring stores them as 8 KiB bitmaps."""
+        return 0 if self.chunk_counts is None else int((self.chunk_counts > ARRAY_MAX).sum())
+
+    def chunk_histogram(self) -> list[tuple[int, int, int]]:
+        """``(low, high, chunks)`` for each of :data:`CHUNK_BINS` (IDs per chunk, inclusive)."""
+        if self.chunk_counts is None:
+            return []
+        return [(a, b, int(((self.chunk_counts >= a) & (self.chunk_counts <= b)).sum()))
+                for a, b in CHUNK_BINS]  # fmt: skip
+
+
+def _sorted_distinct(ids: IDs) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+    """Distinct values ascending (low, high halves), the index of each one's first occurrence,
+    and how often each occurs."""
+    if ids.high is None:
+        order = np.argsort(ids.values, kind="stable")
+        low = ids.values[order]
+        new = np.r_[True, low[1:] != low[:-1]] if low.size else np.zeros(0, dtype=bool)
+        high = None
+    else:
+        order = np.lexsort((ids.values, ids.high))
+        low, high = ids.values[order], ids.high[order]
+        new = np.r_[True, (low[1:] != low[:-1]) | (high[1:] != high[:-1])]
+        high = high[new]
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.r_[starts, order.size])
+    return low[new], high, order[starts], counts
+
+
+def analyse(ids: IDs) -> Analysis:
+    """Count, range, density, duplicates and the per-chunk histogram of ``ids``."""
+
+    if len(ids) == 0:
+        raise ValueError(f"{ids.source}: no IDs to analyse")
+    low_half, high_half, first, counts = _sorted_distinct(ids)
+    distinct = int(low_half.size)
+    most = None
+    if counts.max() > 1:
+        j = int(np.argmax(counts))
+        most = (texts(ids, np.array([first[j]]))[0], int(counts[j]))
+    notes: list[str] = []
+    if high_half is None:
+        low, high = int(low_half[0]), int(low_half[-1])
+        runs = int(np.count_nonzero(np.diff(low_half) != 1)) + 1
+        edges, range_counts = _range_histogram(low_half.astype(np.float64), low, high)
+        if high < 2**32:
+            layout = roaring.layout(low_half)
+            chunk_counts = layout.cardinality
+        else:
+            layout = roaring.layout64(low_half)
+            chunk_counts = layout.layout.cardinality
+        figures = RoaringFigures.of(layout)
+        notes += _integer_notes(ids, low, high)
+    else:
+        low = (int(high_half[0]) << 64) | int(low_half[0])
+        high = (int(high_half[-1]) << 64) | int(low_half[-1])
+        runs = distinct
+        top = high_half.astype(np.float64) * 2.0**64 + low_half.astype(np.float64)
+        edges, range_counts = _range_histogram(top, low, high)
+        figures, chunk_counts = None, None
+        if ids.kind == "uuid":
+            notes.append(_uuid_note(high_half))
+    leading = int((~ids.canonical).sum()) if ids.kind == "decimal" else 0
+    if leading:
+        notes.append(f"{leading:,} IDs are written with leading zeros: Redis stores those as "
+                     "strings, and '007' and '7' are different members")  # fmt: skip
+    return Analysis(
+        ids.source, ids.kind, ids.bits, len(ids), ids.blank_lines, distinct, len(ids) - distinct,
+        most, low, high, runs, leading, edges, np.asarray(range_counts), chunk_counts, figures,
+        set_members(ids, first), tuple(notes),
+    )  # fmt: skip
+
+
+def _range_histogram(values: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    """:data:`RANGE_BINS` equal bins over ``[low, high]`` (one bin around a single value)."""
+    if high == low:
+        half = max(0.5, abs(float(low)) * 1e-6)  # a visible bin even around 2^127
+        return np.array([low - half, low + half]), np.array([values.size])
+    edges = np.linspace(float(low), float(high), RANGE_BINS + 1)
+    return edges, np.histogram(values, bins=edges)[0]
+
+
+def _integer_notes(ids: IDs, low: int, high: int) -> list[str]:
+    from setlab.models import snowflake
+
+    notes = []
+    if high >= 2**63 and ids.kind == "decimal":
+        notes.append("IDs at or above 2^63 are not Redis integers (signed 64-bit): a SET keeps "
+                     "them as strings, and Java's long cannot hold them")  # fmt: skip
+    if high > snowflake.JS_MAX_SAFE_INTEGER:
+        notes.append("IDs above 2^53 lose precision as JavaScript numbers: send them as strings")
+    if 2**55 <= high < 2**63:
+        first, last = snowflake.TWITTER.unix_ms(low), snowflake.TWITTER.unix_ms(high)
+        if last - first <= 3 * 365 * 86_400_000:
+            notes.append(
+                f"these look like snowflake IDs: with Twitter's epoch they were minted between "
+                f"{snowflake.utc(first):%Y-%m-%d} and {snowflake.utc(last):%Y-%m-%d}; the time "
+                "in the top bits spreads them over 2^64 (chapter snowflake-ranges)"
+            )
+    return notes
+
+
+def _uuid_note(high_half: np.ndarray) -> str:
+    versions = (high_half >> np.uint64(12)) & np.uint64(0xF)
+    found, counts = np.unique(versions, return_counts=True)
+    main = int(found[np.argmax(counts)])
+    share = counts.max() / versions.size
+    what = {4: "random (122 random bits)", 7: "time-ordered (48-bit ms timestamp first)",
+            1: "time-based (v1)"}.get(main, f"version {main}")  # fmt: skip
+    return (
+        f"{share:.0%} are UUIDv{main}: {what}; as integers they are 128 bits wide, so no "
+        "bitmap or Roaring bitmap can hold them without a dense remap"
+    )
+
+
+# -- populations described, not listed ------------------------------------------------------------
+
+SHAPES = ("dense", "random32", "hashed64")
+#: Random 64-bit IDs sampled to price a Roaring64 bitmap of many more (they share no chunk).
+ROARING64_SAMPLE = 200_000
+
+
+def _flat_histogram(low: int, high: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Equal bins over ``[low, high]`` holding ``count`` IDs spread evenly (largest-remainder)."""
+    edges = np.linspace(float(low), float(high), RANGE_BINS + 1)
+    share = np.full(RANGE_BINS, count / RANGE_BINS)
+    counts = np.floor(share).astype(np.int64)
+    counts[: count - int(counts.sum())] += 1
+    return edges, counts
+
+
+def _random_decimal_members(count: int, universe: int) -> Any:
+    """Members for ``count`` distinct integers drawn uniformly from ``0 … universe-1``, sent in
+    decimal: members of each digit count in proportion to the values that have it."""
+    from setlab.models import redis_memory
+
+    parts, assigned, longest = [], 0, 1
+    for digits in range(1, len(str(universe - 1)) + 1):
+        start, stop = (0 if digits == 1 else 10 ** (digits - 1)), min(10**digits, universe)
+        share = round(count * (stop - start) / universe) if stop < universe else count - assigned
+        assigned += share
+        if share:
+            parts.append(redis_memory.Members.fixed_length(share, digits))
+            longest = digits
+    width = redis_memory.intset_width(universe - 1)
+    return redis_memory.Members(count, sum(p.sds_bytes for p in parts), True, width, longest,
+                                sum(p.listpack_bytes for p in parts))  # fmt: skip
+
+
+@functools.cache
+def _roaring64_sample(seed: int, sample: int) -> RoaringFigures:
+    values = np.random.default_rng(seed).integers(0, 2**64 - 1, sample, dtype=np.uint64)
+    return RoaringFigures.of(roaring.layout64(values))
+
+
+def synthetic(count: int, shape: str, *, universe: int = 2**32, seed: int = 0) -> Analysis:
+    """An :class:`Analysis` of IDs described by a count and a shape, without listing them:
+
+    * ``dense`` — the integers ``0 … count-1`` (auto-increment IDs, order numbers);
+    * ``random32`` — ``count`` distinct integers drawn uniformly from ``0 … universe − 1``
+      (``universe`` at most 2^32; per-chunk counts drawn exactly by
+      :func:`setlab.models.roaring.random_layout`);
+    * ``hashed64`` — ``count`` distinct uniform 64-bit hashes written as 16 hex digits (device
+      IDs); the Roaring64 figures are scaled from :data:`ROARING64_SAMPLE` random IDs, exact in
+      expectation while IDs rarely share a 2^32 bucket.
+
+    The range is taken as the whole space the shape allows. ``seed`` fixes the random draws.
+    """
+    from setlab.models import redis_memory
+
+    count = check_int("count", count, 1, 2**40)
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {', '.join(SHAPES)}; got {shape!r}")
+    rng = np.random.default_rng(seed)
+    common = {"source": f"a described set ({shape})", "ids": count, "blank_lines": 0,
+              "distinct": count, "duplicates": 0, "most_repeated": None, "low": 0,
+              "leading_zeros": 0, "bits": 64}  # fmt: skip
+    if shape == "dense":
+        layout = roaring.dense_layout(count)
+        edges, counts = _flat_histogram(0, count - 1, count)
+        return Analysis(
+            **common, kind="decimal", high=count - 1, runs=1, range_edges=edges,
+            range_counts=counts, chunk_counts=layout.cardinality,
+            roaring=RoaringFigures.of(layout),
+            members=redis_memory.Members.decimal_range(0, count),
+        )  # fmt: skip
+    if shape == "random32":
+        universe = check_int("universe", universe, 1, 2**32)
+        count = check_int("count", count, 1, universe)
+        layout = roaring.random_layout(count, rng, universe=universe)
+        edges = np.linspace(0.0, universe - 1.0, RANGE_BINS + 1)
+        centres = (layout.keys.astype(np.float64) + 0.5) * roaring.CHUNK
+        counts = np.histogram(np.minimum(centres, universe - 1.0), bins=edges,
+                              weights=layout.cardinality)[0].astype(np.int64)  # fmt: skip
+        return Analysis(
+            **common, kind="decimal", high=universe - 1, runs=int(layout.runs.sum()),
+            range_edges=edges, range_counts=counts, chunk_counts=layout.cardinality,
+            roaring=RoaringFigures.of(layout),
+            members=_random_decimal_members(count, universe),
+        )  # fmt: skip
+    sample = min(count, ROARING64_SAMPLE)
+    base = _roaring64_sample(seed, sample)
+    scale = count / sample
+    figures = RoaringFigures(
+        round(8 + (base.serialized_bytes - 8) * scale), round(8 + (base.plain_bytes - 8) * scale),
+        round(base.containers * scale), round((base.buckets or 0) * scale), estimated=scale > 1,
+    )  # fmt: skip
+    edges, counts = _flat_histogram(0, 2**64 - 1, count)
+    return Analysis(
+        **common, kind="hex", high=2**64 - 1, runs=count, range_edges=edges,
+        range_counts=counts, chunk_counts=None, roaring=figures,
+        members=redis_memory.Members.fixed_length(count, 16),
+    )  # fmt: skip
+
+
+# -- the picture ----------------------------------------------------------------------------------
+
+
+def figure(a: Analysis) -> Figure:
+    """Two histograms: IDs over their range, and chunks by how many IDs they hold (log-log),
+    with Roaring's array/bitmap threshold marked."""
+    from setlab.render.plots import PALETTE, new_figure
+
+    fig, (left, right) = new_figure(ncols=2, width=9.5, height=3.6)
+    widths = np.diff(a.range_edges)
+    left.bar(a.range_edges[:-1], a.range_counts, width=widths, align="edge", color=PALETTE[0])
+    left.set(xlabel="ID value", ylabel="distinct IDs per bin",
+             title=f"{a.distinct:,} IDs over {a.low:,.3g} … {a.high:,.3g}")  # fmt: skip
+    if a.chunk_counts is None:
+        what = "128-bit IDs: no 2^16 chunks" if a.bits == 128 else "no per-chunk counts"
+        right.text(0.5, 0.5, what, ha="center", va="center",
+                   transform=right.transAxes)  # fmt: skip
+        right.set_axis_off()
+        return fig
+    edges = np.unique(np.r_[np.logspace(0, 16, 33, base=2.0), 65537]).astype(float)
+    right.hist(a.chunk_counts, bins=edges, color=PALETTE[2])
+    right.axvline(ARRAY_MAX + 0.5, color=PALETTE[3], ls="--", lw=1)
+    right.text(ARRAY_MAX * 1.15, 0.95, "bitmap\ncontainers", transform=right.get_xaxis_transform(),
+               va="top", fontsize=8, color=PALETTE[3])  # fmt: skip
+    right.text(ARRAY_MAX / 1.15, 0.95, "array\ncontainers", transform=right.get_xaxis_transform(),
+               va="top", ha="right", fontsize=8, color=PALETTE[3])  # fmt: skip
+    right.set(xscale="log", yscale="log", xlabel="IDs in a 2^16 chunk",
+              ylabel="chunks", title=f"{a.chunks:,} non-empty chunks")  # fmt: skip
+    return fig
+
+
+def save_figure(a: Analysis, path: str | Path) -> Path:
+    """Draw :func:`figure` into a PNG at ``path`` (the directory must exist)."""
+    import matplotlib
+
+    if "matplotlib.pyplot" not in sys.modules:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from setlab.render.plots import use_book_style
+
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise ValueError(f"cannot save the plot: directory {target.parent} does not exist")
+    use_book_style()
+    fig = figure(a)
+    fig.savefig(target, dpi=110)
+    plt.close(fig)
+    return target
