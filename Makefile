@@ -13,7 +13,7 @@ BOOK_FLAGS := --all -W -n --keep-going
 help:
 	@echo "make book       build the HTML book (every chapter executed) into _build/html"
 	@echo "make test       run the whole test suite (unit, live Redis, book builds)"
-	@echo "make check      the fast loop: lint + unit tests (no book builds, no browser)"
+	@echo "make check      the fast loop: lint + unit tests on both cores (no book builds, no browser, no live Redis)"
 	@echo "make serve      serve the built book on http://127.0.0.1:$(PORT)"
 	@echo "make lab        open the chapters in JupyterLab"
 	@echo "make lint       ruff check + format check"
@@ -36,7 +36,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 check: lint
-	$(BIN)/python -m pytest -q -m "not book and not live"
+	$(BIN)/python -m pytest -q -n 2 -m "not book and not live"
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab book/
@@ -59,5 +59,5 @@ clean:
 lock: $(STAMP)
 	@{ echo "# The lock: exact versions of the whole toolchain (Python 3.11, Linux x86-64), used as pip"; \
 	   echo "# constraints by the Makefile so a rebuild next year gives the same book. Regenerate: make lock"; \
-	   $(BIN)/python -m pip freeze --exclude-editable | grep -v '^setlab'; } > constraints.txt.new
+	   $(BIN)/python -m pip freeze --all --exclude-editable | grep -v -e '^setlab' -e '^pip=='; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt

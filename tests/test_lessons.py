@@ -1,4 +1,4 @@
-"""setlab.chapters.lessons: the instructor's plans fit their slots and name real chapters and exercises."""
+"""The instructor guide's plans fit their slots and name real chapters and exercises."""
 
 import pytest
 

@@ -75,7 +75,8 @@ def test_guard_checks_maxmemory_even_with_the_opt_in(foreign_server, url_env):
     foreign_server.client().config_set("maxmemory", 20 * 2**20)
     url_env.setenv("REDIS_URL", foreign_server.url)
     lab = setlab.connect("guard", quiet=True, allow_big=True)
-    with pytest.raises(setlab.BigAllocationRefused, match=r"maxmemory 20 MiB, used .* policy noeviction"):
+    refused = r"maxmemory 20 MiB, used .* policy noeviction"
+    with pytest.raises(setlab.BigAllocationRefused, match=refused):
         lab.check_allocation(30 * 2**20)
 
 

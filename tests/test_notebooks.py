@@ -1,5 +1,5 @@
-"""book/_ext/downloads.py: the embedded wheel is a valid, installable wheel carrying the reference data,
-and the first cells of a downloaded chapter install it only when setlab is missing."""
+"""The downloadable notebooks (book/_ext/downloads.py): the embedded wheel is valid and installable,
+carries the reference data, and a downloaded chapter installs it only when setlab is missing."""
 
 from __future__ import annotations
 

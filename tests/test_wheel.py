@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,9 +20,15 @@ ROOT = Path(__file__).resolve().parents[1]
 def installed(tmp_path_factory) -> Path:
     """``pip wheel .`` installed into a folder of its own, far from the checkout."""
     work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"  # a copy: setuptools builds in the source tree
+    shutil.copytree(
+        ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__")
+    )
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "-w", str(work / "dist"), str(ROOT)],
+         "-w", str(work / "dist"), str(source)],
         check=True, capture_output=True, cwd=work,
     )  # fmt: skip
     (wheel,) = (work / "dist").glob("setlab-*.whl")

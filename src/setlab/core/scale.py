@@ -41,4 +41,4 @@ def scale() -> float:
 
 def scaled(n: int | float, minimum: int = 1) -> int:
     """``n`` times the scale, as an int of at least ``minimum``."""
-    return max(minimum, int(round(n * scale())))
+    return max(minimum, round(n * scale()))

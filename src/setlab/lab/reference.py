@@ -28,15 +28,10 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from setlab.lab.backend import Lab
-from setlab.lab.errors import (
-    BigAllocationRefused,
-    PermissionDenied,
-    ServerOutOfMemory,
-    SetlabError,
-)
+if TYPE_CHECKING:  # the Lab (and redis with it) loads only when a measurement runs
+    from setlab.lab.backend import Lab
 
 DATA_DIR_ENV = "SETLAB_DATA_DIR"
 
@@ -259,6 +254,13 @@ def live_or_reference(
     is returned instead, with the refusal as ``why_not_live``; the lab's cleanup removes what
     the experiment wrote. Other errors (a dead server) propagate as setlab errors.
     """
+    from setlab.lab.errors import (
+        BigAllocationRefused,
+        PermissionDenied,
+        ServerOutOfMemory,
+        SetlabError,
+    )
+
     reason = _missing(lab, needs)
     if not reason and allocates:
         try:
