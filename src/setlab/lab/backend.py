@@ -399,6 +399,7 @@ def connect(
         big_bytes: what counts as big, in bytes (default 64 MiB).
         quiet: do not print the banner.
     """
+    install_notebook_handler()  # from here on a setlab error is one line in a notebook
     where = resolve_backend(backend)
     if user is None:
         user = default_user(where)
@@ -417,7 +418,6 @@ def connect(
     lab.big_bytes = big_bytes
     if lab.guard is not None:
         lab.guard.allow_big, lab.guard.big_bytes = lab.allow_big, big_bytes
-    install_notebook_handler()
     if not quiet:
         print(lab.banner)
         state = lab.memory_state() if shared else None
@@ -520,8 +520,16 @@ def _live_lab(namespace: str, url: str | None) -> Lab:
                 str(info.get("maxmemory_policy", "noeviction")),
             )
 
+        def footprint() -> int:
+            raw = client.raw()
+            keys = list(raw.scan_iter(match=namespace + "*", count=1000))
+            pipe = raw.pipeline(transaction=False)
+            for key in keys:
+                pipe.memory_usage(key, samples=0)
+            return sum(n or 0 for n in pipe.execute()) if keys else 0
+
         guard = MemoryGuard(
-            read_state, client._lab_where, owned=False, allow_big=False,
+            read_state, client._lab_where, footprint=footprint, owned=False, allow_big=False,
             big_bytes=DEFAULT_BIG_BYTES,
         )  # fmt: skip
         client._lab_guard = guard

@@ -46,6 +46,10 @@ WRITE_COMMANDS = frozenset(
     R.SETBIT R.SETBITARRAY""".split()  # noqa: SIM905 (a word list reads best as text)
 )
 _PER_ITEM = 64  # bytes of bookkeeping per stored item (dictEntry, robj, sds headers), generous
+#: a HyperLogLog key at its largest (dense: 12,304 bytes in a 14 KiB allocation, plus the key)
+HLL_MAX_BYTES = 16 * 2**10
+#: the largest bit offset a server with the default ``proto-max-bulk-len`` (512 MiB) accepts
+MAX_DEFAULT_OFFSET = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,10 @@ def write_cost(args: Sequence[object]) -> int:
         return 0
     carried = sum(_size(a) for a in args[1:]) + _PER_ITEM * max(1, len(args) - 2)
     if name == "SETBIT" and len(args) >= 3:
-        return _int(args[2]) // 8 + 1 + _PER_ITEM
+        offset = _int(args[2])
+        if offset > MAX_DEFAULT_OFFSET:
+            return 0  # refused by a server with the default proto-max-bulk-len (512 MiB)
+        return offset // 8 + 1 + _PER_ITEM
     if name == "SETRANGE" and len(args) >= 4:
         return _int(args[2]) + _size(args[3]) + _PER_ITEM
     if name == "BITFIELD":
@@ -130,9 +137,28 @@ def write_cost(args: Sequence[object]) -> int:
         capacity = _int(_option(args, "CAPACITY") or 0)
         error = float(_option(args, "ERROR") or 0.01)
         return carried + (_bloom_bytes(capacity, error) if name == "BF.INSERT" else 2 * capacity)
-    if name in {"RESTORE", "COPY", "BITOP", "PFMERGE", "SUNIONSTORE", "SINTERSTORE"}:
+    if name in {"PFADD", "PFMERGE"}:
+        return min(carried, HLL_MAX_BYTES)  # a sketch never outgrows its dense form
+    if name in {"RESTORE", "COPY", "BITOP", "SUNIONSTORE", "SINTERSTORE"}:
         return 2 * carried + 16 * 2**10
     return carried
+
+
+_BY_OFFSET = frozenset({"SETBIT", "SETRANGE", "BITFIELD"})
+
+
+def batch_cost(commands: Iterable[Sequence[object]]) -> int:
+    """:func:`write_cost` of a batch (a pipeline): commands that size a string by an offset
+    count once per key, at their largest offset, since they all write into the same string."""
+    by_key: dict[object, int] = {}
+    total = 0
+    for args in commands:
+        cost = write_cost(args)
+        if cost and len(args) > 1 and _text(args[0]).upper() in _BY_OFFSET:
+            by_key[args[1]] = max(by_key.get(args[1], 0), cost)
+        else:
+            total += cost
+    return total + sum(by_key.values())
 
 
 def fitting_scale(nbytes: int, headroom: int) -> float | None:
@@ -144,7 +170,7 @@ def fitting_scale(nbytes: int, headroom: int) -> float | None:
     if fit < 0.01:
         return None
     digits = 10 ** math.floor(math.log10(fit))
-    return math.floor(fit / digits) * digits
+    return round(math.floor(fit / digits + 1e-9) * digits, 12)
 
 
 class MemoryGuard:
@@ -152,6 +178,8 @@ class MemoryGuard:
 
     Args:
         read_state: reads ``INFO memory`` (returns None when the ACL denies it).
+        footprint: measures what the lab's own keys hold now (``MEMORY USAGE`` of each key in
+            its namespace), used instead when INFO is denied.
         where: the server, for messages (host:port, never a password).
         owned: setlab started the server (nobody else's data): only the maxmemory check applies.
         allow_big: the reader's opt-in to allocations above ``big_bytes``.
@@ -163,11 +191,13 @@ class MemoryGuard:
         read_state: Callable[[], MemoryState | None],
         where: str,
         *,
+        footprint: Callable[[], int] | None = None,
         owned: bool,
         allow_big: bool,
         big_bytes: int,
     ) -> None:
         self._read_state = read_state
+        self._footprint = footprint
         self.where = where
         self.owned = owned
         self.allow_big = allow_big
@@ -208,7 +238,9 @@ class MemoryGuard:
             return  # small: the net under each write covers it
         state = self.state()
         if state is None:
-            if total > BLIND_BUDGET and not self.owned:
+            if not self.owned and self._footprint is not None:
+                self._blind_total = self._footprint()
+            if self._blind_total + total > BLIND_BUDGET and not self.owned:
                 raise BigAllocationRefused(
                     f"{what} needs {need}, but Redis at {self.where} does not let this user read "
                     "INFO memory, so setlab cannot know its headroom and refuses anything over "
@@ -236,7 +268,7 @@ class MemoryGuard:
     # -- the net under every write -------------------------------------------------------------
     def before(self, commands: Iterable[Sequence[object]]) -> None:
         """Check a batch of commands (one command, or a pipeline) before it is sent."""
-        cost = sum(write_cost(args) for args in commands)
+        cost = batch_cost(commands)
         if cost == 0:
             return
         state = self._state
@@ -246,14 +278,17 @@ class MemoryGuard:
         if state is None:
             if self.owned:
                 return
-            self._blind_total += cost
-            if self._blind_total > BLIND_BUDGET:
+            if self._blind_total + cost > BLIND_BUDGET and self._footprint is not None:
+                self._blind_total = self._footprint()  # what is really there now
+            if self._blind_total + cost > BLIND_BUDGET:
                 raise BigAllocationRefused(
-                    f"the book has written about {format_bytes(self._blind_total)} to Redis at "
-                    f"{self.where}, which does not let this user read INFO memory; setlab stops "
-                    f"at {format_bytes(BLIND_BUDGET)} there. Use a private server (unset "
-                    "REDIS_URL) or grant +info."
+                    f"this write would bring the book's keys on Redis at {self.where} to about "
+                    f"{format_bytes(self._blind_total + cost)}; this user may not read INFO "
+                    "memory, so setlab cannot see the server's headroom and keeps its own keys "
+                    f"under {format_bytes(BLIND_BUDGET)} there. Remedies: a smaller {SCALE_ENV}, "
+                    "a private server (unset REDIS_URL), or +info for this user."
                 )
+            self._blind_total += cost
             return
         if state.maxmemory and self._pending + cost > state.headroom:
             raise BigAllocationRefused(

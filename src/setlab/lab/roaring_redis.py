@@ -273,7 +273,12 @@ def window_timings(lab: Lab, days: Sequence[BitMap], repeat: int = 5) -> dict[st
     days as plain Redis bitmaps, ORed by the server into a new key, time inside Redis.
     """
     keys = [lab.key("day", i) for i in range(len(days))]
-    lab.r.mset({k: d.serialize() for k, d in zip(keys, days, strict=True)})
+    blobs = {k: d.serialize() for k, d in zip(keys, days, strict=True)}
+    stored = sum(len(b) for b in blobs.values())
+    # the days are written once and read back whole by each MGET (its reply buffer counts
+    # against maxmemory too): declare both before writing anything
+    lab.check_allocation(stored, "the 7-day Roaring window", reads=stored)
+    lab.r.mset(blobs)
     union = BitMap.union(*days)
 
     def from_redis() -> BitMap:

@@ -27,13 +27,15 @@ from pathlib import Path
 
 import redis
 
+from setlab.lab.errors import SetlabError
+
 REDIS_SERVER_ENV = "SETLAB_REDIS_SERVER"
 REDISBLOOM_ENV = "SETLAB_REDISBLOOM"
 _PR_SET_PDEATHSIG = 1
 
 
-class ServerError(RuntimeError):
-    """The private redis-server could not be started, or it died."""
+class ServerError(SetlabError, RuntimeError):
+    """A Redis server could not be started or reached, or it died."""
 
 
 def find_redis_server() -> str | None:
