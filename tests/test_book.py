@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -52,3 +54,35 @@ def test_book_builds_on_live_redis(tmp_path):
     _check_pages(html, "live Redis")
     # Every chapter's kernel started a private server; none may outlive the build.
     assert _redis_servers() - before == set()
+
+
+def test_a_failed_build_with_a_wrong_password_publishes_no_password(tmp_path):
+    """A reader's REDIS_URL with a wrong password fails the build; nothing built may quote it."""
+    import os
+
+    from setlab.lab.server import RedisServer
+
+    if not find_redis_server():
+        if REQUIRE_LIVE:
+            pytest.fail("SETLAB_REQUIRE_LIVE=1 but no redis-server binary is installed")
+        pytest.skip("no redis-server binary installed")
+    password = "Wr0ng-horse-battery-9"
+    with RedisServer.start(module=False) as server:
+        server.client().config_set("requirepass", "the-real-one-0")
+        url = f"redis://default:{password}@127.0.0.1:{server.port}/0"
+        env = {**os.environ, "REDIS_URL": url}
+        env.pop("SETLAB_BACKEND", None)
+        jupyter_book = Path(sys.executable).with_name("jupyter-book")
+        result = subprocess.run(
+            [str(jupyter_book), "build", str(ROOT), "--path-output", str(tmp_path), "--all",
+             "--keep-going"],
+            env=env, capture_output=True, text=True, timeout=1800,
+        )  # fmt: skip
+    assert "cannot use Redis" in result.stdout + result.stderr  # it did fail, and said why
+    assert password not in result.stdout + result.stderr
+    leaks = [
+        str(path.relative_to(tmp_path))
+        for path in tmp_path.rglob("*")
+        if path.is_file() and password.encode() in path.read_bytes()
+    ]
+    assert leaks == []

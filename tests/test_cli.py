@@ -135,7 +135,7 @@ def test_calc_roaring_from_a_count_and_from_stdin():
 def test_calc_set_from_a_file(tmp_path):
     path = tmp_path / "ids.txt"
     path.write_text("\n".join(f"{i:016x}" for i in range(2**60, 2**60 + 2000)))
-    data = _json("calc", "set", str(path))
+    data = _json("calc", "set", str(path), "--format", "hex")
     assert data["members"] == 2000 and data["encoding"] == "hashtable"
 
 
@@ -231,3 +231,66 @@ def test_advise_a_million_ids_within_the_budget(tmp_path):
     assert json.loads(result.stdout)["ids"] == 1_000_000
     print(f"setlab advise, 1e6 IDs: {elapsed:.2f} s")
     assert elapsed < ADVISE_BUDGET_S
+
+
+# -- hostile input: read safely, refuse clearly ---------------------------------------------------
+
+
+def test_a_two_gigabyte_file_of_zeros_is_refused_at_line_one_without_reading_it(tmp_path):
+    import resource
+
+    path = tmp_path / "zeros.bin"
+    with path.open("wb") as f:
+        f.truncate(2 * 2**30)  # sparse: two gigabytes of NUL bytes, no line break
+
+    def limit_memory():  # 1 GiB of address space: reading the file whole could not succeed
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "setlab", "advise", str(path)],
+        capture_output=True, text=True, timeout=60, preexec_fn=limit_memory,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().count("\n") == 0 and "Traceback" not in result.stderr
+    assert "line 1: more than 100 characters without a line break" in result.stderr
+
+
+@pytest.mark.parametrize("odd", ["deadbeef", "1e5"])
+def test_one_hex_looking_line_in_a_decimal_file_is_exit_2_naming_it(tmp_path, odd):
+    path = tmp_path / "ids.txt"
+    lines = [str(1000 + i) for i in range(5_000)]
+    lines[3_999] = odd
+    path.write_text("\n".join(lines) + "\n")
+    result = _run("advise", str(path))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip() == (
+        f"setlab advise: line 4000: '{odd}' is a hexadecimal ID but line 1 is a decimal integer: "
+        "one kind of ID per file; if the file is all hex, say so with --format hex"
+    )
+    assert _run("advise", str(path), "--format", "dec").returncode == 2
+
+
+def test_running_out_of_memory_is_one_line_not_a_traceback(tmp_path, monkeypatch, capsys):
+    from setlab.cli import main as cli
+    from setlab.tools import analysis
+
+    path = tmp_path / "ids.txt"
+    path.write_text("1\n2\n3\n")
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(analysis, "analyse", exhausted)
+    assert cli.main(["advise", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("setlab advise: out of memory") and err.count("\n") == 1
+
+
+def test_a_closed_pipe_is_not_an_error():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "setlab", "calc", "bloom", "-n", "1e8", "-p", "0.01"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    proc.stdout.close()  # the reader leaves before setlab writes (like `| head` done early)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err == b""

@@ -5,6 +5,7 @@ References: Python's own int()/uuid parsing of the same text, and the lines them
 
 from __future__ import annotations
 
+import io
 import uuid
 
 import numpy as np
@@ -39,11 +40,9 @@ _SPACE = st.sampled_from(["", " ", "\t", "  "])
 )
 def test_integers_round_trip_through_text(values, form, pad, ending, blanks):
     write = {"decimal": str, "hex": lambda v: f"{v:x}", "0x": lambda v: f"0x{v:X}"}[form]
-    if form == "hex" and all(f"{v:x}".isdigit() for v in values):
-        values = [*values, 0xABC]  # a hex file needs one ID with a letter to look like hex
     texts = [write(v) for v in values]
     body = ending.join(pad[0] + t + pad[1] for t in texts) + ending * (blanks + 1)
-    ids = ids_module.parse_ids(body.encode())
+    ids = ids_module.parse_ids(body.encode(), fmt="dec" if form == "decimal" else "hex")
     assert ids.values.tolist() == values
     assert ids.lengths.tolist() == [len(t) for t in texts]
     assert ids.blank_lines == blanks
@@ -53,11 +52,9 @@ def test_integers_round_trip_through_text(values, form, pad, ending, blanks):
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 2**128 - 1), min_size=1, max_size=200), st.booleans())
 def test_uuids_and_wide_hex_keep_all_128_bits(values, as_uuid):
-    if not as_uuid and all(f"{v:032x}".isdigit() for v in values):
-        values = [*values, 2**128 - 1]  # one ID with a letter, or the file reads as decimal
     texts = [str(uuid.UUID(int=v)) if as_uuid else f"{v:032x}" for v in values]
     expected = [int(t.replace("-", ""), 16) for t in texts]
-    ids = ids_module.parse_ids("\n".join(texts).encode())
+    ids = ids_module.parse_ids("\n".join(texts).encode(), fmt="uuid" if as_uuid else "hex")
     assert ids.high is not None and ids.bits == 128
     got = [(int(h) << 64) | int(lo) for h, lo in zip(ids.high, ids.values, strict=True)]
     assert got == expected
@@ -73,10 +70,67 @@ def test_blocks_are_cut_at_line_ends_and_line_numbers_survive(monkeypatch):
         ids_module.parse_ids("\n".join(lines).encode())
 
 
-def test_a_hex_file_is_hex_even_where_a_line_has_no_letters():
-    ids = ids_module.parse_ids(b"1234567890123456\na1b2c3d4e5f60718\n")
+def test_a_hex_file_whose_first_id_has_no_letter_needs_format_hex():
+    data = b"1234567890123456\na1b2c3d4e5f60718\n"
+    ids = ids_module.parse_ids(data, fmt="hex")
     assert ids.kind == "hex"
     assert ids.values.tolist() == [0x1234567890123456, 0xA1B2C3D4E5F60718]
+    with pytest.raises(ValueError, match=r"^line 2: .* say so with --format hex"):
+        ids_module.parse_ids(data)
+
+
+@pytest.mark.parametrize("odd", ["deadbeef", "1e5", "0x1f"])
+def test_one_hex_looking_line_in_a_decimal_file_is_refused_not_read_as_hex(odd):
+    lines = [str(1000 + i) for i in range(2_000)]
+    lines[1_499] = odd
+    with pytest.raises(ValueError, match=rf"^line 1500: '{odd}' is a .*hexadecimal ID but line 1 "):
+        ids_module.parse_ids("\n".join(lines).encode())
+
+
+@pytest.mark.parametrize(
+    ("fmt", "data", "line"),
+    [("dec", b"1\n2\nff\n", 3), ("uuid", b"123e4567-e89b-12d3-a456-426614174000\n7\n", 2),
+     ("hex", b"ab\n123e4567-e89b-12d3-a456-426614174000\n", 2)],
+)  # fmt: skip
+def test_a_named_format_refuses_the_first_line_of_another_kind(fmt, data, line):
+    with pytest.raises(ValueError, match=rf"^line {line}: .*\(--format {fmt}\)"):
+        ids_module.parse_ids(data, fmt=fmt)
+
+
+def test_an_unknown_format_is_refused():
+    with pytest.raises(ValueError, match="format must be one of auto, dec, hex, uuid"):
+        ids_module.parse_ids(b"1\n", fmt="octal")
+
+
+class _Endless(io.RawIOBase):
+    """A stream of NUL bytes that never ends, counting what was read from it."""
+
+    def __init__(self) -> None:
+        self.read_bytes = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        n = ids_module.BLOCK_BYTES if n < 0 else n
+        self.read_bytes += n
+        return b"\0" * n
+
+
+def test_a_line_without_end_fails_after_one_block_not_after_the_whole_file():
+    stream = _Endless()
+    with pytest.raises(ValueError, match=r"^line 1: more than 100 characters without a line"):
+        ids_module.parse_stream(stream)
+    assert stream.read_bytes <= ids_module.BLOCK_BYTES
+
+
+def test_a_bad_line_stops_the_read_at_its_block(monkeypatch):
+    monkeypatch.setattr(ids_module, "BLOCK_BYTES", 64)
+    body = b"1\n2\nnope\n" + b"3\n" * 10_000
+    stream = io.BytesIO(body)
+    with pytest.raises(ValueError, match=r"^line 3: 'nope'"):
+        ids_module.parse_stream(stream)
+    assert stream.tell() <= 2 * 64
 
 
 def test_leading_zeros_are_remembered_because_redis_keeps_them_as_strings():
@@ -133,9 +187,8 @@ def test_texts_give_back_the_lines_as_read(values, form):
         "uuid": lambda v: str(uuid.UUID(int=v)),
     }[form]  # fmt: skip
     lines = [write(v) for v in values]
-    if form == "hex" and all(t.isdigit() for t in lines):
-        lines.append("f" * 32)
-    read = ids_module.parse_ids("\n".join(lines).encode())
+    fmt = {"decimal": "dec", "padded": "dec", "hex": "hex", "uuid": "uuid"}[form]
+    read = ids_module.parse_ids("\n".join(lines).encode(), fmt=fmt)
     assert ids_module.texts(read, np.arange(len(lines))) == lines
 
 

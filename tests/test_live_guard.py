@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -155,3 +157,43 @@ def test_a_frozen_server_fails_within_seconds_not_minutes(server, url_env):
         assert time.monotonic() - start < backend.CONNECT_TIMEOUT_S + backend.SOCKET_TIMEOUT_S + 3
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
+
+
+def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("SETLAB_")}
+    return subprocess.run(
+        [sys.executable, "-m", "setlab", *args], capture_output=True, text=True, timeout=90,
+        env={**full, **env},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "rediss://default:{pw}@127.0.0.1:{port}/0",  # TLS to a plain server
+        "redis://default:{pw}x@127.0.0.1:{port}/0",  # a wrong password
+        "redis://default:{pw}@127.0.0.1:1/0",  # nobody listening
+        "redis//default:{pw}@127.0.0.1:{port}",  # not a URL
+    ],
+)
+@pytest.mark.parametrize("command", [("backend", "-v"), ("doctor",)])
+def test_the_cli_says_one_line_and_never_the_password(server, url, command):
+    server.client().config_set("requirepass", PASSWORD)
+    result = _cli(*command, REDIS_URL=url.format(pw=PASSWORD, port=server.port))
+    assert result.returncode in (1, 2)
+    assert "Traceback" not in result.stdout + result.stderr
+    assert PASSWORD not in result.stdout + result.stderr
+    if command == ("backend", "-v"):
+        assert result.returncode == 2 and result.stderr.strip().count("\n") == 0
+
+
+def test_the_cli_gives_up_on_a_frozen_server_within_seconds(server):
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        result = _cli("backend", "-v", REDIS_URL=server.url)
+        took = time.monotonic() - start
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+    assert result.returncode == 2 and "cannot reach Redis" in result.stderr
+    assert took < backend.CONNECT_TIMEOUT_S + backend.SOCKET_TIMEOUT_S + 5

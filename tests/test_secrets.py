@@ -17,6 +17,8 @@ from setlab.core.secrets import MASK, redact, redact_url, url_secrets
         ("rediss://default:s3cret@host", "rediss://default:***@host"),
         ("redis://host:6379?password=s3cret&db=2", "redis://host:6379?password=***&db=2"),
         ("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"),
+        ("redis//ana:s3cret@host:1", "redis//ana:***@host:1"),  # a typo: still masked
+        ("ana:s3cret@host", "ana:***@host"),
     ],
 )
 def test_a_url_shows_everything_but_the_password(url, shown):
@@ -33,6 +35,10 @@ def test_no_password_survives_redaction_of_its_url(user, password):
     assert redact_url(url) == f"redis://{user}:***@db.example:6379/0"
     message = redact(f"cannot reach {url}: {password}", url_secrets(url))
     assert message == f"cannot reach redis://{user}:***@db.example:6379/0: ***"
+
+
+def test_a_malformed_url_gives_up_its_password_to_redaction_too():
+    assert "s3cret" in url_secrets("redis//ana:s3cret@host:1")
 
 
 def test_percent_encoded_passwords_are_redacted_both_ways():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, NoReturn
 
@@ -119,7 +120,7 @@ def _calc_roaring(args: argparse.Namespace) -> int:
     if args.file is not None:
         if args.count is not None or args.range is not None or args.dense:
             raise ValueError("give a FILE or --count/--range/--dense, not both")
-        report = calc.roaring_from_ids(read_ids(args.file, args.progress))
+        report = calc.roaring_from_ids(read_ids(args.file, args.progress, args.format))
     else:
         if args.count is None:
             raise ValueError("give a FILE of IDs, or --count N (and --range LOW:HIGH)")
@@ -136,7 +137,7 @@ def _calc_set(args: argparse.Namespace) -> int:
     if args.file is not None:
         if args.members is not None:
             raise ValueError("give a FILE or --members N, not both")
-        report = calc.set_from_ids(read_ids(args.file, args.progress), args.redis)
+        report = calc.set_from_ids(read_ids(args.file, args.progress, args.format), args.redis)
     else:
         if args.members is None:
             raise ValueError("give a FILE of IDs, or --members N (with --type, --length)")
@@ -158,7 +159,7 @@ def _advise(args: argparse.Namespace) -> int:
     from setlab.models.ids import read_ids
     from setlab.tools import advise, analysis
 
-    described = analysis.analyse(read_ids(args.file, args.progress))
+    described = analysis.analyse(read_ids(args.file, args.progress, args.format))
     options = advise.Needs(
         error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis
     )
@@ -191,6 +192,14 @@ def _progress_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
         help="progress line on stderr while reading (default: when stderr is a terminal)",
+    )  # fmt: skip
+
+
+def _format_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format", choices=("auto", "dec", "hex", "uuid"), default="auto",
+        help="the kind of ID in the file (default auto: the first ID decides, and a line of "
+        "another kind is an error)",
     )  # fmt: skip
 
 
@@ -304,6 +313,7 @@ def _add_calc(sub: Any) -> None:
     )
     p.add_argument("--dense", action="store_true", help="consecutive IDs instead of random")
     p.add_argument("--seed", type=_count("seed", low=0), default=0, help="random seed")
+    _format_option(p)
     _progress_option(p)
     _json_option(p)
     p.set_defaults(func=_calc_roaring)
@@ -325,6 +335,7 @@ def _add_calc(sub: Any) -> None:
         default=0,
         help="first integer for --type int (default 0)",
     )
+    _format_option(p)
     _redis_option(p)
     _progress_option(p)
     _json_option(p)
@@ -370,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="you only need how many distinct IDs, not membership",
     )
     p.add_argument("--plot", metavar="PNG", help="save the histograms to this PNG file")
+    _format_option(p)
     _redis_option(p)
     _progress_option(p)
     _json_option(p)
@@ -389,14 +401,28 @@ def _name(args: argparse.Namespace) -> str:
     return " ".join(filter(None, ["setlab", args.command, getattr(args, "calculator", None)]))
 
 
-def _reported(err: Exception) -> bool:
+def _reported(err: BaseException) -> bool:
     """Errors that are the user's input or environment, reported in one line: ``ValueError``,
-    ``OSError`` and the private server's ``ServerError`` (only raised once its module is loaded,
+    ``OSError``, ``MemoryError`` and every setlab error (only checked once its module is loaded,
     so a calculator never imports the Redis client just to catch it)."""
-    if isinstance(err, ValueError | OSError):
+    if isinstance(err, ValueError | OSError | MemoryError):
         return True
-    server = sys.modules.get("setlab.lab.server")
-    return server is not None and isinstance(err, server.ServerError)
+    errors = sys.modules.get("setlab.lab.errors")
+    redis = sys.modules.get("redis")
+    return (errors is not None and isinstance(err, errors.SetlabError)) or (
+        redis is not None and isinstance(err, redis.exceptions.RedisError)
+    )
+
+
+def _one_line(err: BaseException) -> str:
+    """The error as one line, with any secret from REDIS_URL masked."""
+    from setlab.core.secrets import redact, url_secrets
+
+    if isinstance(err, MemoryError):
+        text = "out of memory: the input is too big for this machine (try a sample of it)"
+    else:
+        text = " ".join(str(err).split()) or type(err).__name__
+    return redact(text, url_secrets(os.environ.get("REDIS_URL", "")))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -405,15 +431,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except Exception as err:
-        if not _reported(err):
-            raise
-        message = " ".join(str(err).split()) or type(err).__name__
-        print(f"{_name(args)}: {message}", file=sys.stderr)
-        return 2
+    except BrokenPipeError:  # `setlab … | head`: the reader left, which is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 0
     except KeyboardInterrupt:
         print(f"\n{_name(args)}: interrupted", file=sys.stderr)
         return 130
+    except Exception as err:
+        if not _reported(err):
+            raise
+        print(f"{_name(args)}: {_one_line(err)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

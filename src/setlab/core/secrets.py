@@ -13,18 +13,22 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 MASK = "***"
 _SECRET_PARAMS = {"password", "pass", "pwd", "secret", "token"}
+#: ``user:password@`` anywhere in a string, for text that is not a well-formed URL
+_USERINFO = re.compile(r"([^\s/:@]*):([^\s@/]+)@")
 
 
 def redact_url(url: str) -> str:
     """``url`` with its password replaced by ``***``: ``redis://ana:***@host:6379/0``.
 
-    Works on any ``scheme://user:password@host`` URL and on ``password=`` query parameters.
-    A string that is not a URL comes back unchanged.
+    Works on any ``scheme://user:password@host`` URL and on ``password=`` query parameters; in
+    a string that is not a well-formed URL, anything shaped like ``user:password@`` is masked.
     """
     try:
         parts = urlsplit(url)
     except ValueError:
-        return re.sub(r"(//[^:/@\s]*:)[^@\s]*@", rf"\g<1>{MASK}@", url)
+        return _USERINFO.sub(rf"\g<1>:{MASK}@", url)
+    if not parts.scheme or not parts.netloc:  # not a URL: mask anything shaped like a login
+        return _USERINFO.sub(rf"\g<1>:{MASK}@", url)
     netloc = parts.netloc
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)
@@ -43,11 +47,11 @@ def redact_url(url: str) -> str:
 
 def url_secrets(url: str) -> list[str]:
     """The secret strings inside ``url`` (its password, raw and decoded), for :func:`redact`."""
+    found = [m.group(2) for m in _USERINFO.finditer(url)]
     try:
         parts = urlsplit(url)
     except ValueError:
-        return []
-    found = []
+        return sorted(set(found), key=len, reverse=True)
     if parts.password:
         found.append(parts.password)
     elif parts.username and not parts.password and parts.scheme.startswith("redis"):

@@ -18,6 +18,7 @@ Pure computation: no Redis, no plotting. :mod:`setlab.tools.analysis` describes 
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -210,33 +211,6 @@ class _Block:
         return self._text(i)
 
 
-def _file_kind(blocks: list[_Block]) -> str:
-    """One kind of ID per file: "decimal", "hex" or "uuid" (or a ValueError naming the line)."""
-    seen = np.zeros(6, dtype=bool)
-    for block in blocks:
-        seen[np.unique(block.row)] = True
-    if seen[_UUID] and seen[[_DECIMAL, _HEXROW, _PREFIXED]].any():
-        first_kind = None
-        for block in blocks:
-            for i in np.flatnonzero(block.row != _BLANK):
-                kind = _UUID if block.row[i] == _UUID else _DECIMAL
-                if first_kind is None:
-                    first_kind, first_line, first_row = kind, block.first_line + i, block.row[i]
-                elif kind != first_kind:
-                    raise ValueError(
-                        f"line {block.first_line + i}: {block.line_text(i)!r} is "
-                        f"{_ROW_NAMES[int(block.row[i])]} but line {first_line} is "
-                        f"{_ROW_NAMES[int(first_row)]}: one kind of ID per file"
-                    )
-    if seen[_UUID]:
-        return "uuid"
-    if seen[_HEXROW] or seen[_PREFIXED]:
-        return "hex"
-    if seen[_DECIMAL]:
-        return "decimal"
-    raise ValueError("no IDs found: the input is empty or blank")
-
-
 def _decimal_values(block: _Block) -> np.ndarray:
     keep = block.row != _BLANK
     matrix, length = block.matrix[keep], block.length[keep]
@@ -291,77 +265,168 @@ def _hex_digits(block: _Block) -> np.ndarray:
     return block.length[keep] - 2 * (block.row[keep] == _PREFIXED)
 
 
-def _blocks(data: bytes, start_line: int = 1) -> Iterable[tuple[bytes, int]]:
-    """``data`` cut at line ends into pieces of about :data:`BLOCK_BYTES`, with line numbers."""
-    start, line = 0, start_line
-    while start < len(data):
-        end = data.find(b"\n", min(start + BLOCK_BYTES, len(data)) - 1)
-        end = len(data) if end < 0 else end + 1
-        piece = data[start:end]
-        yield piece, line
-        line += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
-        start = end
+#: ``--format`` values: "auto" lets the first ID decide, the others name the kind
+FORMATS = ("auto", "dec", "hex", "uuid")
+_KIND_OF_FORMAT = {"dec": "decimal", "hex": "hex", "uuid": "uuid"}
+_KIND_OF_ROW = {_DECIMAL: "decimal", _HEXROW: "hex", _PREFIXED: "hex", _UUID: "uuid"}
+#: the rows each kind of file accepts (a hex ID may happen to have no letter)
+_ROWS_OF_KIND = {
+    "decimal": np.array([_DECIMAL]),
+    "hex": np.array([_DECIMAL, _HEXROW, _PREFIXED]),
+    "uuid": np.array([_UUID]),
+}
+_FORMAT_OF_KIND = {"decimal": "dec", "hex": "hex", "uuid": "uuid"}
 
 
-def parse_ids(data: bytes, source: str = "<memory>", progress: Any = None) -> IDs:
-    """Parse IDs, one per line, from bytes (see :func:`read_ids` for the accepted forms).
-
-    ``progress`` is an object with ``update(count)`` (a
-    :class:`setlab.core.progress.Progress`), told the bytes parsed.
-    """
-    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
-        data = data[3:]
-    blocks = []
-    for piece, line in _blocks(data):
-        blocks.append(_Block(piece, line))
+def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
+    """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`, with the number of
+    each piece's first line. A line longer than :data:`MAX_LINE` fails at once, without reading
+    on: a 2 GB file with no line break costs one block of memory, not two gigabytes."""
+    carry, line, first = b"", 1, True
+    while chunk := stream.read(BLOCK_BYTES):
         if progress is not None:
-            progress.update(len(piece))
-    kind = _file_kind(blocks)
-    blank = sum(int((b.row == _BLANK).sum()) for b in blocks)
-    if kind == "decimal":
-        values = [_decimal_values(b) for b in blocks]
-        highs = None
-    elif kind == "uuid":
-        pairs = [_uuid_values(b) for b in blocks]
-        values, highs = [p[0] for p in pairs], [p[1] for p in pairs]
-    else:
-        wide = max(int(_hex_digits(b).max(initial=0)) for b in blocks) > 16
-        for b in blocks:
-            digits = _hex_digits(b)
+            progress.update(len(chunk))
+        if first and chunk.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
+            chunk = chunk[3:]
+        first = False
+        data = carry + chunk
+        cut = data.rfind(b"\n")
+        piece, carry = (b"", data) if cut < 0 else (data[: cut + 1], data[cut + 1 :])
+        if len(carry) > MAX_LINE:
+            at = line + piece.count(b"\n")
+            raise ValueError(
+                f"line {at}: more than {MAX_LINE} characters without a line break: not a file "
+                "of IDs (one per line)"
+            )
+        if piece:
+            yield piece, line
+            line += piece.count(b"\n")
+    if carry:
+        yield carry, line
+
+
+class _Collector:
+    """IDs parsed block by block as they are read: the kind of ID is fixed by ``--format`` or,
+    with "auto", by the first ID; a line of another kind stops the read at once."""
+
+    def __init__(self, fmt: str, source: str) -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+        self.fmt, self.source = fmt, source
+        self.kind = _KIND_OF_FORMAT.get(fmt)
+        self.first: tuple[int, int] | None = None  # line and row class of the first ID
+        self.values: list[np.ndarray] = []
+        self.highs: list[np.ndarray] = []
+        self.lengths: list[np.ndarray] = []
+        self.canonical: list[np.ndarray] = []
+        self.blank = 0
+        self.hex_digits = 0
+
+    def add(self, block: _Block) -> None:
+        ids = np.flatnonzero(block.row != _BLANK)
+        self.blank += int(block.row.size - ids.size)
+        if not ids.size:
+            return
+        if self.first is None:
+            self.first = (block.first_line + int(ids[0]), int(block.row[ids[0]]))
+            self.kind = self.kind or _KIND_OF_ROW[int(block.row[ids[0]])]
+        wrong = ids[~np.isin(block.row[ids], _ROWS_OF_KIND[self.kind])]
+        if wrong.size:
+            self._refuse(block, int(wrong[0]))
+        keep = block.row != _BLANK
+        if self.kind == "decimal":
+            self.values.append(_decimal_values(block))
+            self.canonical.append((block.matrix[keep, 0] != ord("0")) | (block.length[keep] == 1))
+        elif self.kind == "uuid":
+            low, high = _uuid_values(block)
+            self.values.append(low)
+            self.highs.append(high)
+            self.canonical.append(np.zeros(low.size, dtype=bool))
+        else:
+            digits = _hex_digits(block)
             if digits.size and digits.max() > 32:
-                i = np.flatnonzero(b.row != _BLANK)[np.argmax(digits > 32)]
-                b._fail(i, "more than 32 hex digits: wider than 128 bits")
-        pairs = [_hex_values(b, wide) for b in blocks]
-        values = [p[0] for p in pairs]
-        highs = [p[1] for p in pairs] if wide else None
-    keep = [b.row != _BLANK for b in blocks]
-    lengths = np.concatenate([b.length[k] for b, k in zip(blocks, keep, strict=True)])
-    if kind == "decimal":
-        canonical = np.concatenate(
-            [(b.matrix[k, 0] != ord("0")) | (b.length[k] == 1) for b, k in
-             zip(blocks, keep, strict=True)]
-        )  # fmt: skip
-    else:
-        canonical = np.zeros(lengths.size, dtype=bool)
-    return IDs(
-        kind,
-        np.concatenate(values).astype(np.uint64),
-        None if highs is None else np.concatenate(highs).astype(np.uint64),
-        lengths.astype(np.uint8),
-        canonical,
-        blank,
-        source,
-    )
+                block._fail(
+                    ids[np.argmax(digits > 32)], "more than 32 hex digits: wider than 128 bits"
+                )
+            self.hex_digits = max(self.hex_digits, int(digits.max(initial=0)))
+            low, high = _hex_values(block, wide=True)
+            self.values.append(low)
+            self.highs.append(high)
+            self.canonical.append(np.zeros(low.size, dtype=bool))
+        self.lengths.append(block.length[keep].astype(np.uint8))
+
+    def _refuse(self, block: _Block, i: int) -> None:
+        line, row = block.first_line + i, int(block.row[i])
+        what = _ROW_NAMES.get(row, "not an ID")
+        if self.fmt != "auto":
+            raise ValueError(
+                f"line {line}: {block.line_text(i)!r} is {what}, not {self.kind} "
+                f"(--format {self.fmt})"
+            )
+        first_line, first_row = self.first
+        hint = (
+            f"; if the file is all {_KIND_OF_ROW[row]}, say so with --format "
+            f"{_FORMAT_OF_KIND[_KIND_OF_ROW[row]]}"
+            if row in _KIND_OF_ROW
+            else ""
+        )
+        raise ValueError(
+            f"line {line}: {block.line_text(i)!r} is {what} but line {first_line} is "
+            f"{_ROW_NAMES[first_row]}: one kind of ID per file{hint}"
+        )
+
+    def result(self) -> IDs:
+        if self.first is None:
+            raise ValueError("no IDs found: the input is empty or blank")
+        high = None
+        if self.kind == "uuid" or (self.kind == "hex" and self.hex_digits > 16):
+            high = np.concatenate(self.highs).astype(np.uint64)
+        return IDs(
+            self.kind,
+            np.concatenate(self.values).astype(np.uint64),
+            high,
+            np.concatenate(self.lengths),
+            np.concatenate(self.canonical),
+            self.blank,
+            self.source,
+        )
 
 
-def read_ids(source: str | Path | IO[bytes], progress: bool | None = None) -> IDs:
+def parse_stream(
+    stream: IO[bytes], source: str = "<stream>", progress: Any = None, fmt: str = "auto"
+) -> IDs:
+    """Parse IDs, one per line, from a binary stream, block by block (see :func:`read_ids`).
+
+    Memory holds one block of text at a time plus the parsed values (8 bytes per ID, 16 for
+    128-bit IDs); the first bad line stops the read at once. ``progress`` is an object with
+    ``update(count)`` (a :class:`setlab.core.progress.Progress`), told the bytes read.
+    """
+    collector = _Collector(fmt, source)
+    for piece, line in _pieces(stream, progress):
+        collector.add(_Block(piece, line))
+    return collector.result()
+
+
+def parse_ids(
+    data: bytes, source: str = "<memory>", progress: Any = None, fmt: str = "auto"
+) -> IDs:
+    """Parse IDs, one per line, from bytes in memory (see :func:`read_ids`)."""
+    return parse_stream(io.BytesIO(data), source, progress, fmt)
+
+
+def read_ids(
+    source: str | Path | IO[bytes], progress: bool | None = None, fmt: str = "auto"
+) -> IDs:
     """Read IDs, one per line, from a path, ``"-"`` (stdin) or a binary stream.
 
     Accepted, one kind per file: decimal integers up to 2^64 − 1 (leading zeros are kept as
     part of the text: Redis stores ``"007"`` as a string), hexadecimal IDs of up to 32 digits
-    with or without ``0x``, and UUIDs (``8-4-4-4-12``). Blank lines and spaces around a value are
-    ignored; anything else raises ``ValueError`` naming the first bad line. ``progress`` (default:
-    when stderr is a terminal) prints bytes read and parsed on stderr.
+    with or without ``0x``, and UUIDs (``8-4-4-4-12``). ``fmt`` ("auto", "dec", "hex", "uuid")
+    names the kind; "auto" takes the kind of the first ID and refuses a line of another kind
+    (a decimal file with one ``deadbeef`` in it is a mistake, not a hex file). Blank lines and
+    spaces around a value are ignored; anything else raises ``ValueError`` naming the first bad
+    line, as soon as it is read. ``progress`` (default: when stderr is a terminal) prints the
+    bytes read on stderr.
     """
     from setlab.core.progress import Progress
 
@@ -370,36 +435,26 @@ def read_ids(source: str | Path | IO[bytes], progress: bool | None = None) -> ID
     if isinstance(source, str | Path):
         name = str(source)
         if name == "-":
-            return read_ids(sys.stdin.buffer, progress)
+            return read_ids(sys.stdin.buffer, progress, fmt)
         path = Path(name)
         if path.is_dir():
             raise ValueError(f"{name} is a directory, not a file of IDs")
         if not path.exists():
             raise ValueError(f"{name}: no such file")
-        total = path.stat().st_size
+        report = Progress(path.stat().st_size, f"reading {name}", progress, unit="bytes")
         with path.open("rb") as stream:
-            data = _read_all(stream, Progress(total, f"reading {name}", progress, unit="bytes"))
-    else:
-        name = getattr(source, "name", "<stream>")
-        data = _read_all(source, Progress(None, "reading", progress, unit="bytes"))
-    report = Progress(len(data), "parsing", progress and len(data) > BLOCK_BYTES, unit="bytes")
+            try:
+                return parse_stream(stream, name, report, fmt)
+            finally:
+                if report.done > BLOCK_BYTES:
+                    report.close()
+    name = getattr(source, "name", "<stream>")
+    report = Progress(None, "reading", progress, unit="bytes")
     try:
-        return parse_ids(data, source=str(name), progress=report)
+        return parse_stream(source, str(name), report, fmt)
     finally:
-        if report.done:
+        if report.done > BLOCK_BYTES:
             report.close()
-
-
-def _read_all(stream: IO[bytes], progress: Any) -> bytes:
-    chunks = []
-    try:
-        while chunk := stream.read(BLOCK_BYTES):
-            chunks.append(chunk)
-            progress.update(len(chunk))
-    finally:
-        if progress.done > BLOCK_BYTES:
-            progress.close()
-    return b"".join(chunks)
 
 
 def texts(ids: IDs, where: np.ndarray) -> list[str]:
