@@ -197,3 +197,36 @@ def test_the_cli_gives_up_on_a_frozen_server_within_seconds(server):
         os.kill(server.process.pid, signal.SIGCONT)
     assert result.returncode == 2 and "cannot reach Redis" in result.stderr
     assert took < backend.CONNECT_TIMEOUT_S + backend.SOCKET_TIMEOUT_S + 5
+
+
+def test_the_raw_socket_loader_fails_in_seconds_on_a_frozen_server(server, url_env):
+    from setlab.lab import loading
+
+    url_env.setenv("REDIS_URL", server.url)
+    lab = setlab.connect("sharded-bloom", quiet=True)
+    wire = loading.Wire(lab)
+    assert wire.raw  # a plain server: the raw socket path
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        wire.send(b"*1\r\n$4\r\nPING\r\n")
+        with pytest.raises(ServerTimeout, match=r"did not answer BULK LOAD \(REPLY\) in time"):
+            wire.expect(7, 1)
+        assert time.monotonic() - start < backend.SOCKET_TIMEOUT_S + 3
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+        wire.close()
+
+
+def test_the_raw_socket_loader_reports_a_dead_server_as_a_setlab_error(server, url_env):
+    from setlab.lab import loading
+    from setlab.lab.errors import ServerUnavailable
+
+    url_env.setenv("REDIS_URL", server.url)
+    lab = setlab.connect("sharded-bloom", quiet=True)
+    wire = loading.Wire(lab)
+    server.stop()
+    with pytest.raises(ServerUnavailable, match=r"lost Redis at 127\.0\.0\.1"):
+        for _ in range(100):
+            wire.send(b"*1\r\n$4\r\nPING\r\n")
+            wire.expect(7, 1)

@@ -43,13 +43,17 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import redis
 
 from setlab.core.progress import Progress
 from setlab.core.validate import check_int as _int
+from setlab.lab.backend import SOCKET_TIMEOUT_S
+from setlab.lab.errors import translate
 from setlab.models.bloom_sim import BloomLayout
 
 if TYPE_CHECKING:
@@ -146,52 +150,80 @@ class Wire:
     with a password or TLS) each reply is parsed, and errors raise the same way.
     """
 
-    def __init__(self, lab: Lab, timeout: float = 120.0) -> None:
+    def __init__(self, lab: Lab, timeout: float | None = None) -> None:
         kwargs = lab.r.connection_pool.connection_kwargs
         plain = not any(kwargs.get(k) for k in ("password", "username", "ssl", "path"))
         self.sock: socket.socket | None = None
         self.conn: Any = None
-        if lab.is_real and plain and "host" in kwargs:
-            self.sock = socket.create_connection((kwargs["host"], kwargs["port"]), timeout=timeout)
-            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            db = int(kwargs.get("db") or 0)
-            if db:
-                self.send(b"*2\r\n$6\r\nSELECT\r\n$%d\r\n%d\r\n" % (len(str(db)), db))
-                self.expect(5, 1)
-        else:
-            self.pool = lab.r.connection_pool
-            self.conn = self.pool.get_connection()
-            self.conn.connect()
+        self.lab = lab
+        # a big pipeline on setlab's own server may take a while; someone else's server gets
+        # the lab's usual patience, so a frozen one fails in seconds, not minutes
+        timeout = timeout or (120.0 if lab.owns_server else SOCKET_TIMEOUT_S)
+        with self._errors("connect"):
+            if lab.is_real and plain and "host" in kwargs:
+                address = (kwargs["host"], kwargs["port"])
+                self.sock = socket.create_connection(address, timeout=timeout)
+                self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                db = int(kwargs.get("db") or 0)
+                if db:
+                    self.send(b"*2\r\n$6\r\nSELECT\r\n$%d\r\n%d\r\n" % (len(str(db)), db))
+                    self.expect(5, 1)
+            else:
+                self.pool = lab.r.connection_pool
+                self.conn = self.pool.get_connection()
+                self.conn.connect()
         self.round_trips = 0
+
+    @contextlib.contextmanager
+    def _errors(self, step: str) -> Iterator[None]:
+        """Socket and Redis errors of the raw wire, as the lab's errors (server, step, remedy)."""
+        try:
+            yield
+        except TimeoutError as exc:
+            raise translate(
+                redis.exceptions.TimeoutError(str(exc) or "timed out"), self.lab.address,
+                f"bulk load ({step})", self.lab.namespace,
+            ) from None  # fmt: skip
+        except (ConnectionError, OSError) as exc:
+            raise translate(
+                redis.exceptions.ConnectionError(str(exc) or type(exc).__name__),
+                self.lab.address, f"bulk load ({step})", self.lab.namespace,
+            ) from None  # fmt: skip
+        except redis.exceptions.RedisError as exc:
+            raise translate(
+                exc, self.lab.address, f"bulk load ({step})", self.lab.namespace
+            ) from None
 
     @property
     def raw(self) -> bool:
         return self.sock is not None
 
     def send(self, payload: bytes) -> None:
-        if self.sock is not None:
-            self.sock.sendall(payload)
-        else:
-            self.conn.send_packed_command([bytes(payload)], check_health=False)
+        with self._errors("send"):
+            if self.sock is not None:
+                self.sock.sendall(payload)
+            else:
+                self.conn.send_packed_command([bytes(payload)], check_health=False)
 
     def expect(self, nbytes: int, replies: int) -> None:
         """Read the replies to what was sent: ``nbytes`` bytes raw, or ``replies`` parsed."""
         self.round_trips += 1
-        if self.sock is None:
-            for _ in range(replies):
-                reply = self.conn.read_response()
-                if isinstance(reply, list):
-                    errors = [r for r in reply if isinstance(r, Exception)]
-                    if errors:
-                        raise errors[0]
-            return
-        view = memoryview(bytearray(nbytes))
-        got = 0
-        while got < nbytes:
-            n = self.sock.recv_into(view[got:], nbytes - got)
-            if n == 0:
-                raise ConnectionError("Redis closed the connection during a bulk load")
-            got += n
+        with self._errors("reply"):
+            if self.sock is None:
+                for _ in range(replies):
+                    reply = self.conn.read_response()
+                    if isinstance(reply, list):
+                        errors = [r for r in reply if isinstance(r, Exception)]
+                        if errors:
+                            raise errors[0]
+                return
+            view = memoryview(bytearray(nbytes))
+            got = 0
+            while got < nbytes:
+                n = self.sock.recv_into(view[got:], nbytes - got)
+                if n == 0:
+                    raise ConnectionError("Redis closed the connection during a bulk load")
+                got += n
         data = view.tobytes()
         if b"-" in data:
             raise RuntimeError(f"Redis replied with an error during a bulk load: {data[:200]!r}")
