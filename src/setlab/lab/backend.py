@@ -30,9 +30,11 @@ from typing import Any, Literal
 import fakeredis
 import redis
 
+from setlab.core.scale import scale
 from setlab.core.secrets import redact, redact_url, url_secrets
 from setlab.lab.errors import (
     BigAllocationRefused,
+    ConfigurationError,
     PermissionDenied,
     ServerTimeout,
     ServerUnavailable,
@@ -400,7 +402,11 @@ def connect(
         quiet: do not print the banner.
     """
     install_notebook_handler()  # from here on a setlab error is one line in a notebook
-    where = resolve_backend(backend)
+    try:
+        scale()  # SETLAB_SCALE is read by the chapter's cells: refuse a bad one here, once
+        where = resolve_backend(backend)
+    except ValueError as exc:
+        raise ConfigurationError(str(exc)) from None
     if user is None:
         user = default_user(where)
     shared = where == "url"

@@ -39,6 +39,10 @@ class ReadOnlyServer(SetlabError, redis.exceptions.ReadOnlyError):
     """The server is a read-only replica."""
 
 
+class ConfigurationError(SetlabError, ValueError):
+    """A setting (an environment variable such as ``SETLAB_SCALE``) has a value setlab refuses."""
+
+
 class BigAllocationRefused(SetlabError, RuntimeError):
     """An experiment would use more memory on a server than the lab may use there."""
 
