@@ -244,7 +244,7 @@ FIGURES.claim("003-hll-12kb", "003", "selection table",
     "{hll-register-bytes} of registers in a {hll-alloc} allocation (MEMORY USAGE {hll-dense}); "
     "{hll-100} at 100 readers",
     Verdict.IMPRECISE,
-    "12 KB is the dense register array; jemalloc hands out 14 KiB for it, and below ~1,600 "
+    "12 KB is the dense register array; jemalloc hands out 14 KiB for it, and below {hll-dense-at} "
     "distinct elements the sparse encoding is far smaller.")  # fmt: skip
 
 FIGURES.claim("003-hll-1pct", "003", "selection table",

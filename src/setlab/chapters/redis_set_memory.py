@@ -26,6 +26,7 @@ from setlab.lab.memory_runs import (
 )
 from setlab.models import bitmap
 from setlab.models import redis_memory as rm
+from setlab.models.snowflake import SEED_000_ID
 from setlab.render.claims import Figures, Verdict
 from setlab.render.plots import PALETTE, new_figure
 
@@ -45,7 +46,7 @@ SEED_003_PARTS = {
 #: Seed 004 §2 built its keys from 100,000 users.
 SEED_004_USERS = 100_000
 #: Seed 000's snowflake id (§4), the start of the integer IDs priced here.
-SEED_000_SNOWFLAKE = 2_051_776_854_918_803_458
+SEED_000_SNOWFLAKE = SEED_000_ID  # seed 000 §4's example snowflake ID
 #: The ``set-max-intset-entries`` values the page tries.
 INTSET_LIMITS = (128, 512, 1000)
 #: The member kind of the big-set experiment (seed 003's device IDs).

@@ -32,6 +32,7 @@ from setlab.models.hashed_offsets import colliding_fraction
 from setlab.models.snowflake import (
     JS_MAX_SAFE_INTEGER,
     SEED_000,
+    SEED_000_ID,
     SEED_MODULUS_AS_PRINTED,
     SEED_MODULUS_INTENDED,
     TWITTER,
@@ -55,7 +56,7 @@ FIGURES = Figures("snowflake-ranges")
 # -- the seed's figures ----------------------------------------------------------------------------
 
 #: Seed 000 §4.1's "typical" ID (also the item ID of §1).
-SEED_ID = 2051776854918803458
+SEED_ID = SEED_000_ID  # seed 000 §4's example ID
 #: Seed 000 §4.3's example rows: user ID → (the hash it prints, the offset it prints).
 SEED_ROWS = {
     1: (0x7A3B2C1D4E5F6A7B, 1_823_456_789),

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from setlab.lab.backend import Lab
 from setlab.models import redis_memory
+from setlab.models.snowflake import SEED_000_ID
 
 #: A member every loaded user set contains, so "loaded and empty" differs from "not loaded".
 LOADED = b"__loaded__"
@@ -288,7 +289,7 @@ def counter_errors(service: LikeService, users: int, targets: int) -> dict[int, 
 
 
 #: The seed's example snowflake id (seed 000 §4), used as a realistic post id.
-EXAMPLE_POST_ID = 2_051_776_854_918_803_458
+EXAMPLE_POST_ID = SEED_000_ID  # seed 000 §4's example snowflake ID
 #: Bytes one more member adds to an intset of 64-bit ids.
 INTSET_MEMBER_BYTES = 8
 

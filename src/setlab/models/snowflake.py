@@ -178,6 +178,8 @@ SEED_000 = Layout(
     TWITTER_EPOCH_MS,
     (("timestamp", 41), ("machine", 10), ("sequence", 12)),
 )
+#: Seed 000 §4's example snowflake ID (a post or user ID of the like service)
+SEED_000_ID = 2_051_776_854_918_803_458
 
 
 # -- streams ----------------------------------------------------------------------------------
