@@ -15,6 +15,15 @@ import setlab
 from setlab.lab.server import RedisServer, find_redis_server
 
 REQUIRE_LIVE = os.environ.get("SETLAB_REQUIRE_LIVE", "").lower() in {"1", "true", "yes"}
+#: seconds a test may take before pytest-timeout fails it: 15 min for most (pyproject), an hour
+#: for the book builds and the chapter runs, which take minutes on a loaded 2-core machine
+BOOK_TIMEOUT_S = 3600
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("book") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(BOOK_TIMEOUT_S))
 
 
 def _need_redis_server() -> None:
