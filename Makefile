@@ -13,9 +13,9 @@ BOOK_FLAGS := --all -W -n --keep-going
 help:
 	@echo "make book       build the HTML book (every chapter executed) into _build/html"
 	@echo "make test       run the whole test suite (unit, live Redis, book builds)"
-	@echo "make check      the fast loop: lint + unit tests on both cores (no book builds, no browser, no live Redis)"
+	@echo "make check      the fast loop: lint + unit tests on both cores (no book builds, no browser, no live Redis, no slow installs)"
 	@echo "make serve      serve the built book on http://127.0.0.1:$(PORT)"
-	@echo "make lab        open the chapters in JupyterLab"
+	@echo "make lab        open the book in JupyterLab, chapters as notebooks, the index first"
 	@echo "make lint       ruff check + format check"
 	@echo "make reference  re-measure src/setlab/data/*.json on a real Redis (scripts/measure_*.py)"
 
@@ -36,10 +36,14 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 check: lint
-	$(BIN)/python -m pytest -q -n 2 -m "not book and not live"
+	$(BIN)/python -m pytest -q -n 2 -m "not book and not live and not slow"
 
+# JupyterLab at the repository root with book/index.md open. binder/jupyter holds the settings
+# that make a double-click open a MyST chapter as a notebook (jupytext); the Binder image uses
+# the same folder. The kernel is this .venv's Python, so `import setlab` is this checkout.
 lab: $(STAMP)
-	$(BIN)/jupyter lab book/
+	JUPYTER_CONFIG_PATH="$(CURDIR)/binder/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" book/index.md
 
 serve:
 	@test -f _build/html/index.html || { echo "no book yet: run make book first"; exit 1; }
@@ -57,6 +61,7 @@ clean:
 	rm -rf _build .pytest_cache .hypothesis
 
 lock: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,live,dev,binder]'
 	@{ echo "# The lock: exact versions of the whole toolchain (Python 3.11, Linux x86-64), used as pip"; \
 	   echo "# constraints by the Makefile so a rebuild next year gives the same book. Regenerate: make lock"; \
 	   $(BIN)/python -m pip freeze --all --exclude-editable | grep -v -e '^setlab' -e '^pip=='; } > constraints.txt.new

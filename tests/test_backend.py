@@ -49,8 +49,11 @@ def test_without_a_server_binary_auto_falls_back_to_fake_and_live_fails_clearly(
         backend.resolve_backend("live")
 
 
-def test_with_a_server_binary_auto_chooses_live(no_env):
-    no_env.setattr(backend, "find_redis_server", lambda: "/usr/bin/redis-server")
+def test_with_a_server_binary_auto_chooses_live(no_env, tmp_path):
+    binary = tmp_path / "redis-server"  # answers --version like Debian 12's redis-server
+    binary.write_text("#!/bin/sh\necho 'Redis server v=7.0.15 sha=0 malloc=jemalloc-5.3.0'\n")
+    binary.chmod(0o755)
+    no_env.setattr(backend, "find_redis_server", lambda: str(binary))
     assert backend.resolve_backend() == "live"
 
 

@@ -2,8 +2,15 @@
 
 Every page of the embedded-backend build is served on localhost and opened in Debian's chromium.
 A page fails on a Python traceback or error output, a missing image, or a broken internal link.
-Math must be typeset offline. Light and dark screenshots of every page are saved (path printed)
-for a look by eye.
+Math must be typeset offline. Light and dark screenshots of every page, at 1280 and 390 px, are
+saved (path printed) for a look by eye.
+
+Then each page is measured in the browser (tests/site_measure.js) at 1280 px light, 1280 px dark
+and 390 px, and fails on what makes it hard to read (tests/site.py says how each is measured):
+a table or code line that sticks out of the column, or scrolls without a visible hint, or (at
+1280) code wider than the column; a figure whose smallest text is under 11 px on screen, a blurry
+PNG, or alt text that is a file name; a verdict colour under 4.5:1 contrast in either mode.
+tests/test_site_checks.py shows each check failing on a page made with that defect.
 """
 
 from __future__ import annotations
@@ -12,8 +19,8 @@ import os
 
 import pytest
 
+from setlab.chapters.registry import CHAPTERS
 from tests import site
-from tests.notebooks import ROOT
 
 pytestmark = pytest.mark.book
 
@@ -40,15 +47,40 @@ def test_every_page_renders_without_errors_images_or_broken_links(browser, fake_
             dom = site.rendered_dom(url)
             assert "<main" in dom, f"{page.name} did not render"
             found = site.problems(page, fake_book_html, dom)
-            source = ROOT / "book" / f"{page.stem}.md"
-            is_notebook = "kernelspec:" in source.read_text()
-            if is_notebook and 'class="setlab-download"' not in dom:
+            link = dom.find('class="setlab-download"')
+            if page.stem in CHAPTERS and link < 0:
                 found.append("no link to the downloadable notebook")
+            elif page.stem in CHAPTERS and link < dom.find("<h1"):
+                found.append("the download link sits above the chapter's title")
+            elif page.stem not in CHAPTERS and link >= 0:
+                found.append("a download link on a page that is not a chapter")
             if "math notranslate" in page.read_text() and "mjx-container" not in dom:
                 found.append("math was not typeset (MathJax did not load)")
             if found:
                 report[page.name] = found
-            site.screenshot(url, shots / f"{page.stem}.png")
-            site.screenshot(url, shots / f"{page.stem}-dark.png", dark=True)
+            for width, suffix in ((1280, ""), (390, "-390")):
+                name = f"{page.stem}{suffix}"
+                site.screenshot(url, shots / f"{name}.png", width=width)
+                site.screenshot(url, shots / f"{name}-dark.png", dark=True, width=width)
     print(f"screenshots: {shots}")
+    assert report == {}
+
+
+def test_every_page_fits_its_column_with_legible_figures_and_contrast(browser, fake_book_html):
+    pages = sorted((fake_book_html / "book").glob("*.html"))
+    report = {}
+    with site.serve(fake_book_html) as base:
+        for page in pages:
+            url = f"{base}book/{page.name}"
+            found = []
+            light = site.measure(url, width=1280)
+            found += site.layout_problems(light, wide=True)
+            found += site.figure_problems(page, light)
+            found += site.contrast_problems(light)
+            dark = site.measure(url, width=1280, dark=True)
+            found += site.contrast_problems(dark)
+            phone = site.measure(url, width=390)
+            found += [f"at 390 px: {p}" for p in site.layout_problems(phone, wide=False)]
+            if found:
+                report[page.name] = found
     assert report == {}

@@ -27,3 +27,12 @@ def test_negative_quantities_are_rejected():
         format_bytes(-1)
     with pytest.raises(ValueError, match="seconds"):
         format_duration(-0.1)
+
+
+def test_format_bytes_si_gives_the_decimal_megabytes_a_seed_would_print_beside_binary():
+    from setlab.core.units import format_bytes_si
+
+    assert format_bytes_si(12_500_000) == "11.9 MiB (12.5 MB)"
+    assert format_bytes_si(380 * 2**20) == "380 MiB (398 MB)"
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        format_bytes_si(-1)

@@ -48,8 +48,17 @@ def _metadata(project: dict) -> str:
     lines += [f"Requires-Dist: {d}" for d in project.get("dependencies", [])]
     for extra, deps in project.get("optional-dependencies", {}).items():
         lines.append(f"Provides-Extra: {extra}")
-        lines += [f'Requires-Dist: {d}; extra == "{extra}"' for d in deps]
+        lines += [f"Requires-Dist: {_in_extra(d, extra)}" for d in deps]
     return "\n".join(lines) + "\n"
+
+
+def _in_extra(dependency: str, extra: str) -> str:
+    """``dep; marker`` of an extra as one requirement: ``dep; (marker) and extra == "x"``."""
+    requirement, _, marker = dependency.partition(";")
+    condition = f'extra == "{extra}"'
+    if marker.strip():
+        condition = f"({marker.strip()}) and {condition}"
+    return f"{requirement.strip()}; {condition}"
 
 
 def _record_hash(data: bytes) -> str:

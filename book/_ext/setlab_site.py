@@ -3,7 +3,15 @@ that download as notebooks that run on their own.
 
 Downloads: after the build, every executed chapter (MyST-NB keeps them in
 ``_build/jupyter_execute``) is written to ``_notebooks/<chapter>.ipynb`` with setlab embedded
-(book/_ext/downloads.py), and each chapter page gets a link to its notebook at the top.
+(book/_ext/downloads.py), and each chapter page gets a link to its notebook under its title.
+Appendix pages (errata, glossary, …) are notebooks too, but not chapters: they get no link.
+
+Figures: MyST-NB names a figure's image by its hash and gives it no ``alt``. The book's figures
+are SVG titled with what they show (``setlab.render.plots.alt_text``); this copies that title into
+the image's ``alt``, so a screen reader (or a reader whose images do not load) gets the words.
+
+Reading aids: ``setlab.js`` (book/_static) marks tables and code that must scroll sideways with a
+visible hint, and opens a figure full-size when it is clicked.
 
 MathJax normally loads from a CDN, so a reader offline (or a browser test on a machine without
 internet) sees raw TeX. When the ``django-static-mathjax`` package is installed (a dependency of
@@ -14,12 +22,17 @@ it autoloads — into ``_static/mathjax`` and points Sphinx at them.
 
 from __future__ import annotations
 
+import html
+import re
 import shutil
 from importlib import util
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
+
+from setlab.chapters.registry import CHAPTERS
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +77,9 @@ DOWNLOADS = "_notebooks"
 
 
 def _is_chapter(app: Sphinx, pagename: str) -> bool:
-    return pagename.startswith("book/") and "kernelspec" in app.env.metadata.get(pagename, {})
+    if not pagename.startswith("book/") or pagename.split("/", 1)[1] not in CHAPTERS:
+        return False
+    return "kernelspec" in app.env.metadata.get(pagename, {})
 
 
 def _link_download(app: Sphinx, pagename: str, templatename, context: dict, doctree) -> None:
@@ -76,7 +91,41 @@ def _link_download(app: Sphinx, pagename: str, templatename, context: dict, doct
         f'<p class="setlab-download"><a href="{href}" download>Download this chapter as a '
         f"notebook</a> (executed; its first cell installs setlab if needed).</p>"
     )
-    context["body"] = link + context.get("body", "")
+    body = context.get("body", "")
+    title_end = body.find("</h1>")
+    if title_end < 0:
+        context["body"] = link + body
+    else:
+        cut = title_end + len("</h1>")
+        context["body"] = body[:cut] + link + body[cut:]
+
+
+_SVG_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+
+
+def svg_title(path: Path) -> str | None:
+    """The ``<title>`` of an SVG file (matplotlib writes the figure's metadata title there)."""
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:20_000]
+    except OSError:
+        return None
+    found = _SVG_TITLE.search(head)
+    return html.unescape(found.group(1)).strip() if found else None
+
+
+def _alt_from_svg(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    # MyST-NB turns outputs into images in a post-transform, so this runs on the resolved tree.
+    for image in doctree.findall(nodes.image):
+        uri = image.get("uri", "")
+        if image.get("alt") or not uri.endswith(".svg"):
+            continue
+        # by now Sphinx has made the uri relative to the source folder
+        path = Path(app.srcdir) / uri
+        if not path.is_file():
+            path = Path(app.env.relfn2path(uri, docname)[1])
+        title = svg_title(path)
+        if title:
+            image["alt"] = title
 
 
 def _write_notebooks(app: Sphinx, exception: Exception | None) -> None:
@@ -94,5 +143,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _use_local_mathjax)
     app.connect("build-finished", _copy_mathjax)
     app.connect("html-page-context", _link_download)
+    app.connect("doctree-resolved", _alt_from_svg)
+    app.add_js_file("setlab.js", loading_method="defer")
     app.connect("build-finished", _write_notebooks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from setlab.chapters.live import beside
-from setlab.core.units import format_bytes, format_count
+from setlab.core.units import format_bytes, format_bytes_si, format_count
 from setlab.core.validate import check_int
 from setlab.lab import memory_runs, reference
 from setlab.lab.memory_runs import SetMemoryReference
@@ -124,18 +124,26 @@ def pick(key: str) -> str:
     return seed_003_advice()[key].recommendation.choice.name
 
 
+#: Column heads of the selection table, one per row of seed 003's table.
+CASE_HEADS = {"dense": "dense, 32-bit", "sparse64": "sparse, 64-bit", "deletes": "deletes",
+              "small": "below 10^7", "count": "count only"}  # fmt: skip
+
+
 def selection_markdown() -> str:
-    """Seed 003's table recomputed: each structure's memory per row and the advisor's pick."""
-    lines = ["| case (seed 003) | seed's pick | " + " | ".join(STRUCTURES) + " | advisor's pick |",
-             "|:--|:--|" + "--:|" * len(STRUCTURES) + ":--|"]  # fmt: skip
-    for scenario in SEED_003_TABLE:
-        sizes = row_bytes(scenario.key)
-        cells = ["impossible" if sizes[n] is None else format_bytes(sizes[n]) for n in STRUCTURES]
-        lines.append(
-            f"| {scenario.seed_case}: {scenario.description} | {scenario.seed_pick} | "
-            + " | ".join(cells)
-            + f" | **{pick(scenario.key)}** |"
-        )
+    """Seed 003's table recomputed, one column per case of the seed's table: the IDs, the seed's
+    pick, each structure's memory and the advisor's pick (narrow enough for the page)."""
+    cases = list(SEED_003_TABLE)
+    lines = ["| | " + " | ".join(CASE_HEADS[c.key] for c in cases) + " |",
+             "|:--|" + ":--|" * len(cases)]  # fmt: skip
+    lines.append("| IDs | " + " | ".join(c.description for c in cases) + " |")
+    lines.append("| seed's pick | " + " | ".join(c.seed_pick for c in cases) + " |")
+    for name in STRUCTURES:
+        cells = []
+        for c in cases:
+            size = row_bytes(c.key)[name]
+            cells.append("impossible" if size is None else format_bytes(size))
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("| **advisor's pick** | " + " | ".join(f"**{pick(c.key)}**" for c in cases) + " |")
     return "\n".join(lines)
 
 
@@ -243,7 +251,7 @@ def density_figure(swept: dict[str, Any]) -> Figure:
         xlim=(bounds[0], bounds[-1]),
         title="What each structure costs as the same IDs spread out (shading: the pick)",
     )
-    ax.legend(fontsize=8, ncols=2)
+    ax.legend(ncols=2)
     return fig
 
 
@@ -306,6 +314,8 @@ def live_set_check(measurement: Measurement[SetCheck]) -> str:
 
 FIGURES.add("ch-premium", lambda: f"{advise.EXACT_PREMIUM:g}")
 FIGURES.add("ch-slack", lambda: format_bytes(advise.EXACT_SLACK))
+FIGURES.add("ch-native-premium", lambda: f"{advise.NATIVE_PREMIUM:g}")
+FIGURES.add("ch-native-slack", lambda: format_bytes(advise.NATIVE_SLACK))
 
 
 def _first_density(structure: str) -> str:
@@ -321,7 +331,10 @@ FIGURES.add("ch-set-per", lambda: f"{sweep()['bytes_per_id']['Redis SET'][-1]:.0
 
 def _bytes(key: str, structure: str) -> str:
     size = row_bytes(key)[structure]
-    return "impossible" if size is None else format_bytes(size)
+    if size is None:
+        return "impossible"
+    # Roaring's bitsets are what seed 003 prices in decimal MB: show both units
+    return format_bytes_si(size) if structure == "roaring_plain" else format_bytes(size)
 
 
 #: figure-name word of each structure (``ch-dense-plain``, ``ch-count-hyperloglog``)

@@ -373,7 +373,7 @@ def plot_kick_chain(demo: KickDemo) -> Figure:
     cell = {}
     for bucket in range(demo.num_buckets):
         y = demo.num_buckets - 1 - bucket
-        ax.text(-0.3, y + 0.5, f"bucket {bucket}", ha="right", va="center", fontsize=8)
+        ax.text(-0.3, y + 0.5, f"bucket {bucket}", ha="right", va="center", fontsize=9)
         for slot in range(b):
             pos = bucket * b + slot
             fp = demo.before[pos]
@@ -386,7 +386,7 @@ def plot_kick_chain(demo: KickDemo) -> Figure:
     for bucket, label in ((demo.i1, "i1"), (demo.i2, "i2 = i1 xor H(fp)")):
         y = demo.num_buckets - 1 - bucket
         ax.add_patch(Rectangle((0, y), b, 1, fill=False, edgecolor="#0072B2", linewidth=2.2))
-        ax.text(b + 0.15, y + 0.5, label, va="center", fontsize=8, color="#0072B2")
+        ax.text(b + 0.15, y + 0.5, label, va="center", fontsize=9, color="#0072B2")
     start = (-2.6, demo.num_buckets + 0.4)
     ax.text(*start, f"new item, fp = {demo.fp}", fontsize=9, color="#D55E00", va="bottom")
     stops = [*demo.path, demo.final]
@@ -400,7 +400,7 @@ def plot_kick_chain(demo: KickDemo) -> Figure:
                                      shrinkA=6, shrinkB=8))  # fmt: skip
         what = f"evicts {demo.before[pos]}" if n < len(demo.path) else "a free slot"
         step = f"{n + 1}. {fp} → bucket {pos // b}, {what}"
-        ax.text(b + 2.6, demo.num_buckets - 0.6 - 0.7 * n, step, fontsize=8, color=colour)
+        ax.text(b + 2.6, demo.num_buckets - 0.6 - 0.7 * n, step, fontsize=9, color=colour)
         origin = target
     x, y = cell[demo.final]
     ax.add_patch(
@@ -434,7 +434,7 @@ def plot_first_failures(log_slots: int = LOG_SLOTS) -> Figure:
            xlabel="bucket size b (slots per bucket)",
            ylabel="load factor at the first failed insert",
            title=f"How full a cuckoo filter gets (500 kicks, 2^{log_slots} slots)")  # fmt: skip
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(loc="lower right")
     return fig
 
 
@@ -447,11 +447,11 @@ def plot_kick_chains(log_slots: int = LOG_SLOTS) -> Figure:
     ax.plot(mid, [r["p99_kicks"] for r in chains], "s-", label="99th percentile")
     ax.plot(mid, [r["max_kicks"] for r in chains], "^-", label="longest")
     ax.axhline(500, color="grey", ls="--")
-    ax.text(0.52, 560, "max_kicks = 500", fontsize=8)
+    ax.text(0.52, 560, "max_kicks = 500", fontsize=9)
     ax.set(yscale="symlog", ylim=(0, 2000), xlabel="load factor when the insert started",
            ylabel="evictions in the chain (successful inserts)",
            title="Kick chains grow steeply past 90% load (b = 4, 500 kicks)")  # fmt: skip
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -464,11 +464,11 @@ def plot_failure_rates(log_slots: int = LOG_SLOTS) -> Figure:
         ax.plot([(r["load_low"] + r["load_high"]) / 2 for r in rows],
                 [r["failure_rate"] for r in rows], "o-", ms=4, label=label)  # fmt: skip
     ax.axhline(SEED_003_FAILURE_SHARE, color="grey", ls="--")
-    ax.text(0.61, 3.6e-4, "seed 003: 0.03%", fontsize=8)
+    ax.text(0.61, 3.6e-4, "seed 003: 0.03%", fontsize=9)
     ax.set(yscale="log", xlim=(0.6, 1.0), ylim=(1e-4, 1.2), xlabel="load factor when the insert "
            "started", ylabel="share of inserts that fail",
            title="Failures start at a load set by b, victims and kicks")  # fmt: skip
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -480,7 +480,7 @@ def plot_loops(log_slots: int = LOG_SLOTS) -> Figure:
                 label=f"{victim} victims")  # fmt: skip
     ax.set(xlabel="distinct slots evicted in a failed chain of 500 kicks", ylabel="failed inserts",
            title="Round-robin chains loop; random chains wander (b = 2)")  # fmt: skip
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -494,7 +494,7 @@ def plot_fpr(log_slots: int = LOG_SLOTS, queries: int = STRANGERS) -> Figure:
     ax.plot(bits, [8 / 2**f for f in bits], "--", label="paper's bound 2b/2^f")
     ax.set(yscale="log", xlabel="fingerprint bits f", ylabel="false-positive rate",
            title="Each fingerprint bit halves the false-positive rate")  # fmt: skip
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -517,5 +517,5 @@ def plot_space() -> Figure:
     ax.set(xscale="log", xlabel="false-positive rate ε", ylabel="bits per item",
            title=f"Space at equal error: the curves cross near {FIGURES['ck-cross']}")  # fmt: skip
     ax.invert_xaxis()
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig

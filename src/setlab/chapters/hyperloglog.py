@@ -23,7 +23,14 @@ from setlab.lab.hll_runs import HllGrowthRow, HyperLogLogReference, WeekResult, 
 from setlab.models import hyperloglog as hll
 from setlab.models.redis_memory import as_bytes
 from setlab.render.claims import Figures, Verdict
-from setlab.render.plots import PALETTE, bytes_axis, new_figure
+from setlab.render.plots import (
+    PALETTE,
+    bytes_axis,
+    describe,
+    legend_below,
+    new_figure,
+    short_count,
+)
 
 FIGURES = Figures("hyperloglog")
 
@@ -341,11 +348,11 @@ def mechanism_figure(element: str = "reader:42", readers: int = 1_000_000) -> Fi
         value = (h >> bit) & 1
         colour = PALETTE[5] if bit < p else PALETTE[1] if bit < p + count else "#dddddd"
         top.add_patch(Rectangle((63 - bit, 0), 1, 1, facecolor=colour, edgecolor="white"))
-        top.text(63.5 - bit, 0.5, str(value), ha="center", va="center", fontsize=5)
-    top.text(64 - p / 2, -0.6, f"low 14 bits → register {index:,}", ha="center", fontsize=8)
+        top.text(63.5 - bit, 0.5, str(value), ha="center", va="center", fontsize=9)
+    top.text(64 - p / 2, -0.6, f"low 14 bits → register {index:,}", ha="center", fontsize=9)
     top.text(63.5 - p - count / 2, 1.5, f"{count - 1} zeros, then a 1:\nvalue {count}",
-             ha="center", fontsize=8)  # fmt: skip
-    top.text(20, -1.6, "the other bits are not used", ha="center", fontsize=8, color="grey")
+             ha="center", fontsize=9)  # fmt: skip
+    top.text(20, -1.6, "the other bits are not used", ha="center", fontsize=9, color="grey")
     top.set_title(f"MurmurHash64A({element!r}), bit 63 on the left", fontsize=9)
     values = np.bincount(sketch.registers, minlength=hll.HLL_Q + 2)
     used = np.flatnonzero(values)
@@ -372,7 +379,7 @@ def growth_figure(rows: Sequence[HllGrowthRow], label: str) -> Figure:
     ax.set(xlabel="distinct readers added", ylabel="bytes (MEMORY USAGE)",
            title="A HyperLogLog key: sparse, then dense at a fixed 14 KiB")  # fmt: skip
     bytes_axis(ax)
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -380,9 +387,9 @@ def error_figure(errors: dict[int, np.ndarray], hashed: np.ndarray) -> Figure:
     """Box plots of simulated relative errors per cardinality, the ±standard error lines, and
     the spread of the real-hash sketches."""
     trials = len(next(iter(errors.values())))
-    fig, ax = new_figure(height=3.6)
+    fig, ax = new_figure(height=4.4)
     ax.boxplot([100 * e for e in errors.values()], whis=(1, 99), showfliers=False,
-               tick_labels=[f"10^{int(np.log10(c))}" for c in errors])  # fmt: skip
+               tick_labels=[short_count(c) for c in errors])  # fmt: skip
     for sign in (1, -1):
         ax.axhline(sign * 100 * hll.HLL_STANDARD_ERROR, color=PALETTE[3], ls="--", lw=1)
     position = 1 + list(errors).index(HASHED_ELEMENTS) if HASHED_ELEMENTS in errors else 1
@@ -390,5 +397,7 @@ def error_figure(errors: dict[int, np.ndarray], hashed: np.ndarray) -> Figure:
             label=f"std of real-hash sketches, {HASHED_ELEMENTS:,}")  # fmt: skip
     title = f"PFCOUNT's error over {trials} sketches each (box: quartiles, whiskers: 1–99%)"
     ax.set(xlabel="distinct readers", ylabel="relative error (%)", title=title)
-    ax.legend(fontsize=8, loc="upper right")
-    return fig
+    standard = f"± the standard error, {100 * hll.HLL_STANDARD_ERROR:.2f}%"
+    ax.plot([], [], color=PALETTE[3], ls="--", lw=1, label=standard)
+    legend_below(ax)
+    return describe(fig, "The error stays within a few standard errors at every size.")

@@ -13,12 +13,16 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
+import numpy as np
+from matplotlib.figure import Figure
+
 from setlab.core.units import format_bytes, format_count
 from setlab.lab.bulk_load import SEED_002_ITEMS as SEED_002_REAL
 from setlab.lab.bulk_load import SEED_002_K as SEED_002_FIX_K
 from setlab.models import bloom, bloom_sim
 from setlab.models.bloom import LN2, format_rate
 from setlab.render.claims import Figures, Verdict
+from setlab.render.plots import count_axis, describe, legend_below, new_figure, share_axis
 
 FIGURES = Figures("nk-vs-m-saturation")
 
@@ -260,3 +264,108 @@ FIGURES.claim(
     Verdict.CORRECT,
     "Past capacity the rate grows roughly like the load to the power k.",
 )  # fmt: skip
+
+
+# -- plots --------------------------------------------------------------------------------------
+
+#: The designs of the fill-curve figure: label → (items per container or filter, bits, hashes).
+DESIGNS = {
+    "002 plan: 30.5k items, 2^17 bits, k=15": (2e9 / 2**16, 2**17, 15),
+    "002 fix, at the planned 2e9: k=10": (2e9 / 2**17, 2**17, 10),
+    "002 fix, at the real 8e8: k=10": (8e8 / 2**17, 2**17, 10),
+    "003 design: 1.2e8 at 1%, k=7": (1.2e8, bloom.optimal_m(1.2e8, 0.01), 7),
+    "003 overfill: 2e8 in a 1e8 filter, k=7": (2e8, bloom.optimal_m(1e8, 0.01), 7),
+}
+
+
+def plot_fill_curve(designs: dict[str, tuple[float, float, int]] = DESIGNS) -> Figure:
+    """The fill ratio 1 − e^(−kn/m) against the load, with each design's point on it."""
+    load = np.linspace(0, 4, 400)
+    fig, ax = new_figure(height=4.6)
+    ax.plot(load, 1 - np.exp(-load), color="black", label="fill ratio 1 − e^(−kn/m)")
+    ax.axvline(np.log(2), color="grey", ls=":")
+    ax.axvline(1.0, color="grey", ls="--")
+    for label, (n, m, k) in designs.items():
+        rate = format_rate(bloom.fpr(n, m, k))
+        ax.plot(k * n / m, bloom.fill_ratio(n, m, k), "o", ms=8, label=f"{label} (p = {rate})")
+    ax.set(xlabel="load k·n/m (hash values per bit)", ylabel="bits set",
+           title="Every Bloom filter lives on one curve")  # fmt: skip
+    share_axis(ax)
+    ax.text(np.log(2) + 0.03, 0.05, "best: ln 2, half full", fontsize=9)
+    ax.text(1.03, 0.15, "rule of thumb: n·k = m", fontsize=9)
+    legend_below(ax, ncols=1)
+    return describe(fig, "The plan sits far up the curve, past the rule of thumb.")
+
+
+def plot_container_fill(m: int, queries: int) -> Figure:
+    """The false-positive rate of one ``m``-bit container as it fills, for k = 3, 10 and 15:
+    the formula, and a simulation with ``queries`` lookups per point."""
+    loads = list(range(2000, 40_001, 2000))
+    grid = np.linspace(1, 40_000, 300)
+    fig, ax = new_figure(height=4.6)
+    for k in (3, 10, 15):
+        layout = bloom_sim.BloomLayout(m, k)
+        curve = bloom_sim.simulate_fpr_curve(layout, loads, queries=queries, seed=k)
+        ax.plot(grid, bloom.fpr(grid, m, k), label=f"k = {k}, formula")
+        seen = [(n, r) for n, r, hits in curve if hits >= 10]
+        ax.plot(*zip(*seen, strict=True), "o", ms=4, color=ax.lines[-1].get_color(),
+                label=f"k = {k}, simulated")  # fmt: skip
+    marks = ((2e9 / 2**16, "plan: 2e9 over 2^16"), (2e9 / 2**17, "2e9 over 2^17"),
+             (8e8 / 2**17, "8e8 over 2^17"))  # fmt: skip
+    for n, text in marks:
+        ax.axvline(n, color="grey", ls=":")
+        ax.text(n, 2e-6, " " + text, rotation=90, fontsize=9, va="bottom")
+    ax.axhline(1e-3, color="black", ls="--", lw=0.8)
+    ax.set(yscale="log", ylim=(1e-6, 1), xlabel="items in one 2^17-bit container",
+           ylabel="false-positive rate", title="One 2^17-bit container as it fills")  # fmt: skip
+    share_axis(ax)
+    count_axis(ax, "x")
+    legend_below(ax, ncols=3)
+    return describe(fig, "At the plan's 30,500 items every k is far above one in a thousand.")
+
+
+def plot_rate_against_k(ratios: dict[str, float], queries: int) -> Figure:
+    """The rate against k for each bits-per-item ratio (★ = best k), with simulations (dots) of
+    the first and third ratio, ``queries`` lookups each."""
+    ks = np.arange(1, 21)
+    sim_m = 2**20
+    fig, ax = new_figure(height=4.6)
+    for label, ratio in ratios.items():
+        ax.plot(ks, bloom.fpr(1.0, ratio, ks), label=label)
+        best = bloom.optimal_k(ratio, 1.0)
+        ax.plot(best, bloom.fpr(1.0, ratio, best), "*", ms=12, color=ax.lines[-1].get_color())
+    simulated = list(ratios.values())[0::2]
+    for ratio in simulated:
+        n = round(sim_m / ratio)
+        sims = [bloom_sim.simulate_fpr(sim_m, int(k), n, queries, seed=int(k)) for k in ks]
+        ax.plot(ks, sims, "o", ms=3, color="black")
+    ax.set(yscale="log", xticks=ks[::2], xlabel="number of hashes k",
+           ylabel="false-positive rate",
+           title="For a given m/n the rate is U-shaped in k (★ = best k)")  # fmt: skip
+    share_axis(ax)
+    legend_below(ax)
+    return describe(fig, "Each curve has one best k; more hashes past it only fill the filter.")
+
+
+def plot_overfill(capacity: int, bits: int, queries: int) -> Figure:
+    """A filter sized for 1% at ``capacity`` items (``bits`` bits), overfilled: the formula for
+    k = 3, 7, 12 and a simulation of k = 7 (``queries`` lookups per point)."""
+    over = np.linspace(0.25, 3, 200)
+    fig, ax = new_figure()
+    for k in (3, 7, 12):
+        ax.plot(over, bloom.fpr(over * capacity, bits, k), label=f"k = {k}")
+    points = [0.5, 1.0, 1.5, 2.0, 2.5]
+    layout = bloom_sim.BloomLayout(bits, 7)
+    curve = bloom_sim.simulate_fpr_curve(layout, [round(x * capacity) for x in points], queries,
+                                         seed=11)  # fmt: skip
+    ax.plot(points, [r for _, r, _ in curve], "o", color="black", label="k = 7, simulated")
+    ax.axhline(0.01, color="grey", ls="--", lw=0.8)
+    ax.axvline(1.5, color="grey", ls=":")
+    ax.text(1.52, 2e-4, "seed 003's advice: 1.5× peak", fontsize=9)
+    ax.set(yscale="log", ylim=(1e-4, 1), xlabel="items added / capacity the filter was sized for",
+           ylabel="false-positive rate",
+           title="A filter sized for 1% at capacity, overfilled")  # fmt: skip
+    share_axis(ax)
+    ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:g}×")
+    ax.legend(loc="lower right")
+    return describe(fig, "Past its capacity the rate climbs fast, whatever k.")

@@ -305,5 +305,5 @@ def plot_skew(per_node: dict[str, list[int]]) -> Figure:
     ax.set(
         ylabel="share of the commands", title="Where the commands of a skewed like workload land"
     )
-    ax.legend(ncols=4, fontsize=8)
+    ax.legend(ncols=4)
     return fig

@@ -438,7 +438,7 @@ def set_layout_figure(member: str = "a1b2c3d4e5f60718") -> Figure:
     ax.set_ylim(0, 9)
     ax.axis("off")
 
-    def box(x, y, w, h, text, colour, size=8):
+    def box(x, y, w, h, text, colour, size=9):
         ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor="k", alpha=0.9))
         ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=size)
 
@@ -453,7 +453,7 @@ def set_layout_figure(member: str = "a1b2c3d4e5f60718") -> Figure:
     box(14.2, 6.2, 7.4, 1.6, "bucket array: 8 B × buckets\n(power of two ≥ members)", PALETTE[1])
     box(14.2, 3.4, 3.6, 1.6, "dictEntry\n24 B (32 allocated)", PALETTE[2])
     box(18.2, 3.4, 3.4, 1.6, f"member sds\n{sds} B", PALETTE[2])
-    box(14.2, 0.6, 3.6, 1.6, "next dictEntry\n(same bucket)", PALETTE[2], 7)
+    box(14.2, 0.6, 3.6, 1.6, "next dictEntry\n(same bucket)", PALETTE[2], 9)
     arrow((2.3, 6.2), (2.3, 5.2))
     arrow((4.4, 7.0), (5.4, 7.0))
     arrow((8.6, 7.0), (9.6, 7.0))
@@ -465,7 +465,7 @@ def set_layout_figure(member: str = "a1b2c3d4e5f60718") -> Figure:
         18.2,
         1.4,
         "per member: dictEntry\n+ member sds\n+ its share of the buckets",
-        fontsize=8,
+        fontsize=9,
         va="center",
         color=PALETTE[2],
     )
@@ -505,6 +505,6 @@ def growth_figure(measured: Sequence[GrowthRow], label: str, max_n: int = 1_000_
         )
         ax.set(title=kind, xlabel="members", ylim=(0, 160))
     axes[0].set_ylabel("bytes per member")
-    axes[-1].legend(fontsize=7, loc="upper right")
+    axes[-1].legend(loc="upper right")
     fig.suptitle("What one member costs as the set grows (key overhead included)")
     return fig

@@ -17,7 +17,7 @@ import pyroaring
 from matplotlib.figure import Figure
 from pyroaring import BitMap
 
-from setlab.core.units import format_bytes, format_duration
+from setlab.core.units import format_bytes, format_bytes_si, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, live_or_reference
 from setlab.lab.roaring_redis import (
@@ -118,7 +118,7 @@ def _bitset_bytes() -> str:
 
 @FIGURES.figure("rc-dense")
 def _dense_mb() -> str:
-    return f"{_dense(False).serialized_bytes / 1e6:.2f} MB"
+    return format_bytes_si(_dense(False).serialized_bytes)
 
 
 @FIGURES.figure("rc-dense-containers")
@@ -138,7 +138,7 @@ def _dense_ratio() -> str:
 
 @FIGURES.figure("rc-sparse")
 def _sparse_mb() -> str:
-    return f"{_sparse().serialized_bytes / 1e6:.1f} MB"
+    return format_bytes_si(_sparse().serialized_bytes)
 
 
 @FIGURES.figure("rc-sparse-bytes")

@@ -465,8 +465,8 @@ def plot_layers() -> Figure:
     bytes_axis(ax_b)
     ax_e.set(yscale="log", xlabel="sub-filter (layer)", ylabel="design error rate",
              title="Error of each layer")  # fmt: skip
-    ax_b.legend(fontsize=7)
-    ax_e.legend(fontsize=7)
+    ax_b.legend()
+    ax_e.legend()
     return fig
 
 
@@ -484,11 +484,11 @@ def plot_compound(chains: Measurement[dict[str, list[ScalingRow]]]) -> Figure:
         ax.plot(n, [r.fpr_model for r in rows], "-", color=colour, lw=1,
                 label=f"RedisBloom {label}, model")  # fmt: skip
     ax.axhline(0.01, color="grey", ls=":")
-    ax.text(2.2, 0.0105, "the error given to BF.RESERVE", fontsize=8)
+    ax.text(2.2, 0.0105, "the error given to BF.RESERVE", fontsize=9)
     ax.set(xticks=n, xlabel="full sub-filters (layers)", ylabel="false-positive rate",
            title="RedisBloom's chain stays below its error; equal layers add up")  # fmt: skip
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig
 
 
@@ -510,13 +510,13 @@ def plot_latency(chains: Measurement[dict[str, list[ScalingRow]]]) -> Figure:
     ax_r.plot(x, [r.stranger_rtt_p99 for r in large], "^-", label="99th percentile")
     ax_r.axhline(SEED_RTT_ONE, color="grey", ls="--")
     ax_r.axhline(SEED_P99_THREE, color="grey", ls=":")
-    ax_r.text(1, SEED_RTT_ONE * 1.03, "seed: 0.06 ms", fontsize=8)
-    ax_r.text(1, SEED_P99_THREE * 1.03, "seed: P99 0.3 ms", fontsize=8)
+    ax_r.text(1, SEED_RTT_ONE * 1.03, "seed: 0.06 ms", fontsize=9)
+    ax_r.text(1, SEED_P99_THREE * 1.03, "seed: P99 0.3 ms", fontsize=9)
     ax_r.set(xticks=x, yscale="log", xlabel="full sub-filters", ylabel="round trip (client)",
              title="Round trip, strangers")  # fmt: skip
     seconds_axis(ax_r)
-    ax_s.legend(fontsize=7)
-    ax_r.legend(fontsize=7)
+    ax_s.legend()
+    ax_r.legend()
     return fig
 
 
@@ -539,5 +539,5 @@ def plot_window(window: Measurement[tuple[WindowRun, RoaringWindow]]) -> Figure:
            title=f"Is this device in the last 7 days? ({window.source})")  # fmt: skip
     seconds_axis(ax, "x")
     ax.invert_yaxis()
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig

@@ -19,7 +19,7 @@ from setlab.lab.reference import Measurement
 from setlab.lab.setbit import OffsetSummary, SetbitReference, StallTimeline
 from setlab.models import bitmap
 from setlab.render.claims import Figures, Verdict
-from setlab.render.plots import bytes_axis, new_figure, seconds_axis
+from setlab.render.plots import bytes_axis, describe, legend_below, new_figure, seconds_axis
 
 FIGURES = Figures("setbit-offset")
 
@@ -304,7 +304,7 @@ def plot_sweep(
     """Latency and memory of first writes against the offset: the reference run, this run's
     measurement beside it when there is one, and the memory model (for the key ``key_of(offset)``
     the experiment used, ``"k"`` if None)."""
-    fig, (ax_t, ax_m) = new_figure(ncols=2, width=9, height=3.8)
+    fig, (ax_t, ax_m) = new_figure(ncols=2, width=9, height=4.8)
     sources = [(f"reference ({reference().run.redis_version})", reference().summaries(), "o")]
     if sweep.live:
         sources.append(("this run", sweep.value, "x"))
@@ -327,9 +327,9 @@ def plot_sweep(
     ax_m.set(xlabel="offset (bits)", ylabel="memory", title="Memory of the new key")
     seconds_axis(ax_t)
     bytes_axis(ax_m)
-    ax_t.legend(fontsize=7)
-    ax_m.legend(fontsize=7)
-    return fig
+    legend_below(ax_t, ncols=1)
+    legend_below(ax_m, ncols=1)
+    return describe(fig, "Both grow in proportion to the offset; the second write stays flat.")
 
 
 def plot_stall(stall: Measurement[StallTimeline]) -> Figure:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from setlab.chapters.nk_vs_m_saturation import (
     SEED_002_BITS,
@@ -22,10 +23,21 @@ from setlab.chapters.nk_vs_m_saturation import (
     SEED_002_FIX_K,
     SEED_002_REAL,
 )
-from setlab.core.units import format_bytes, format_count, format_duration
+from setlab.core.units import format_bytes, format_bytes_si, format_count, format_duration
+from setlab.lab import loading
 from setlab.lab.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
 from setlab.models import bloom
 from setlab.render.claims import Figures, Verdict
+from setlab.render.plots import (
+    PALETTE,
+    count_axis,
+    describe,
+    legend_below,
+    new_figure,
+    seconds_axis,
+    share_axis,
+    short_count,
+)
 
 FIGURES = Figures("sharded-bloom")
 
@@ -170,7 +182,7 @@ FIGURES.add("sb-worst-ratio", lambda: f"{shard_spread().worst_ratio:.1f}×")
 FIGURES.add("sb-jensen", lambda: f"{shard_spread().excess:.1%}")
 FIGURES.add("sb-shard-bytes", lambda: format_bytes(SEED_002_BITS / 8))
 
-FIGURES.add("sb-per-campaign", lambda: format_bytes(campaigns().per_campaign))
+FIGURES.add("sb-per-campaign", lambda: format_bytes_si(campaigns().per_campaign))
 FIGURES.add("sb-shared", lambda: format_bytes(campaigns().shared))
 FIGURES.add("sb-ratio", lambda: f"{campaigns().ratio:.2f}×")
 FIGURES.add("sb-util", lambda: f"{campaigns().utilisation:.0%}")
@@ -233,3 +245,81 @@ FIGURES.claim(
     Verdict.CORRECT,
     "The explanation holds; 380 MB / 137 MiB is {sb-seed-ratio}, not 2.8×.",
 )  # fmt: skip
+
+
+# -- plots --------------------------------------------------------------------------------------
+
+
+def plot_shard_rates(rows: list[tuple[float, np.ndarray, np.ndarray]]) -> Figure:
+    """Histograms of the per-shard false-positive rate, one per ``(total, loads, rates)`` row,
+    with each row's mean (dotted) and worst shard (dashed)."""
+    fig, ax = new_figure()
+    for total, _loads, per_shard in rows:
+        label = f"{short_count(total)} items over 2^17 shards"
+        ax.hist(per_shard, bins=80, alpha=0.7, label=label)
+        ax.axvline(per_shard.mean(), color="black", ls=":")
+        ax.axvline(per_shard.max(), color="black", ls="--")
+    ax.set(xscale="log", yscale="log", xlabel="false-positive rate of a shard", ylabel="shards",
+           title="Every shard has its own rate (dotted: mean, dashed: worst)")  # fmt: skip
+    share_axis(ax, "x")
+    count_axis(ax, "y")
+    ax.legend(loc="upper right")
+    return describe(fig, "The worst shard's rate sits well to the right of the mean.")
+
+
+def plot_campaigns(sweep: list[Campaigns], own: Campaigns) -> Figure:
+    """Memory of per-campaign filters over one shared filter, against their utilisation."""
+    fig, ax = new_figure()
+    ax.plot([c.utilisation for c in sweep], [c.ratio for c in sweep], "o-", label="the model")
+    ax.plot([own.utilisation], [own.ratio], "*", ms=14, color=PALETTE[3],
+            label="day-to-day variation 0.55")  # fmt: skip
+    ax.axhline(SEED_003_RATIO, color="grey", ls="--", label="seed 003: 380 MB over 137 MiB")
+    ax.set(xlabel="utilisation (average daily items / sum of capacities)",
+           ylabel="memory / one shared filter",
+           title="Per-key capacity reservations cost memory")  # fmt: skip
+    share_axis(ax, "x")
+    ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}×")
+    ax.legend(loc="upper right")
+    return describe(fig, "The less of their capacity the filters use, the more memory they take.")
+
+
+def plot_bulk_load(ref: BulkLoadReference) -> Figure:
+    """Bits set per second by each loading strategy of the reference run, against the server's
+    SETBIT ceiling and the rate seed 002's 20 hours imply."""
+    labels = [f"{r.strategy} {r.batch or ''}".strip() for r in ref.rows]
+    fig, ax = new_figure(height=4.8)
+    ax.barh(labels, [r.bits_per_second for r in ref.rows], color=PALETTE[0])
+    ax.axvline(ref.setbit_ceiling, color=PALETTE[3], ls="--",
+               label="redis-benchmark SETBIT, -P 64")  # fmt: skip
+    ax.axvline(seed_002_rate(), color="grey", ls=":", label="seed 002: 8G bits in 20 h")
+    ax.set(xscale="log", xlabel="bits set per second",
+           title="Bulk-load strategies (reference run)")  # fmt: skip
+    count_axis(ax, "x")
+    ax.grid(axis="y", visible=False)
+    ax.invert_yaxis()
+    legend_below(ax)
+    return describe(fig, "Building the bits locally beats every per-bit command.")
+
+
+def plot_batching(ref: BulkLoadReference) -> Figure:
+    """The speedup of batches of 100, 1,000 and 10,000 over one round trip per bit, against the
+    round-trip time (with the reference run's per-bit cost)."""
+    c = ref.pipelined_seconds_per_bit
+    rtts = np.logspace(-6, -2.5, 200)
+    fig, ax = new_figure()
+    for b in (100, 1000, 10_000):
+        speedups = [loading.speedup_from_rtt(r, c, b) for r in rtts]
+        ax.plot(rtts, speedups, label=f"batch {b:,}")
+    at50 = ref.rtt_for(50, 1000)
+    ax.axhline(50, color="grey", ls="--")
+    ax.axvline(ref.rtt_seconds, color="grey", ls=":")
+    ax.text(ref.rtt_seconds, 1.2, " reference run's loopback", rotation=90, fontsize=9,
+            va="bottom")  # fmt: skip
+    ax.plot([at50], [50], "*", ms=12, color=PALETTE[3], label="50× at batch 1,000")
+    ax.set(xscale="log", yscale="log", xlabel="round-trip time",
+           ylabel="speedup over a round trip per bit",
+           title="Batching pays in proportion to the round trip")  # fmt: skip
+    seconds_axis(ax, "x")
+    ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}×")
+    ax.legend(loc="upper left")
+    return describe(fig, "The longer the round trip, the more a batch saves.")

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from setlab.chapters import status
-from setlab.lab import backend, server
+from setlab.lab import backend, server, versions
 
 REQUIRED_PACKAGES = ("redis", "fakeredis", "numpy", "scipy", "matplotlib", "mmh3", "pyroaring")
 BOOK_PACKAGES = ("jupyter-book", "myst-nb", "jupytext", "sphinx-exercise", "ipykernel")
@@ -59,6 +59,12 @@ def _redis_server() -> Check:
         version = ".".join(map(str, server.binary_version(binary)))
     except server.ServerError as err:
         return Check("redis-server", False, str(err), "reinstall redis-server", required=False)
+    if refusal := versions.private_refusal(binary):  # older than the models: not started
+        return Check(
+            "redis-server", False, refusal, "optional: install Redis 7 or later "
+            "(Debian 12 / Ubuntu 24.04: apt-get install redis-server; macOS: brew install redis)",
+            required=False,
+        )  # fmt: skip
     return Check("redis-server", True, f"{binary} (Redis {version})", required=False)
 
 
@@ -73,8 +79,9 @@ def _redisbloom() -> Check:
 
 
 def _private_server() -> Check:
-    if not server.find_redis_server():
-        return Check("private server", False, "skipped: no redis-server", required=False)
+    binary = server.find_redis_server()
+    if not binary or versions.private_refusal(binary):
+        return Check("private server", False, "skipped: no usable redis-server", required=False)
     start = time.perf_counter()
     try:
         with server.RedisServer.start() as private:

@@ -19,6 +19,14 @@ def format_bytes(n: float, digits: int = 3) -> str:
     return f"{_significant(value, digits)} {unit}"
 
 
+def format_bytes_si(n: float, digits: int = 3) -> str:
+    """``13107200`` → ``'12.5 MiB (13.1 MB)'``: binary units, then the decimal megabytes a field
+    report would print, so a figure beside a seed's "MB" never looks like the same unit."""
+    if n < 0:
+        raise ValueError(f"n must be >= 0 bytes, got {n!r}")
+    return f"{format_bytes(n, digits)} ({_significant(n / 1e6, digits)} MB)"
+
+
 def _significant(value: float, digits: int) -> str:
     """``value`` with ``digits`` significant digits, never in exponent notation (``'100'``)."""
     if value >= 10 ** (digits - 1):

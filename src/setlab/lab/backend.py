@@ -32,10 +32,10 @@ import redis
 
 from setlab.core.scale import scale
 from setlab.core.secrets import redact, redact_url, url_secrets
+from setlab.lab import versions
 from setlab.lab.errors import (
     BigAllocationRefused,
     ConfigurationError,
-    PermissionDenied,
     ServerTimeout,
     ServerUnavailable,
     SetlabError,
@@ -226,12 +226,18 @@ class Lab:
         return self.facts.get("has_memory_usage", False)
 
     @property
+    def version_warning(self) -> str | None:
+        """On your own server older than Redis 7.0: what will differ from the book's models."""
+        return self.facts.get("warning")
+
+    @property
     def banner(self) -> str:
         """One line saying exactly what this lab talks to."""
         if self.kind == "fake":
+            refused = self.facts.get("refused")  # an installed redis-server too old to use
             return (
                 f"embedded fakeredis {fakeredis.__version__} (Redis {self.version_text} dialect): "
-                "timings are Python's, not Redis's"
+                "timings are Python's, not Redis's" + (f"; {refused}" if refused else "")
             )
         if not self.version:
             return f"live Redis (version hidden by the ACL) on {self.address}, your server"
@@ -362,21 +368,30 @@ def resolve_backend(choice: str | None = None) -> str:
 
     ``choice`` (or ``$SETLAB_BACKEND``) is ``auto``, ``live`` or ``fake``.
     """
-    choice = (choice or os.environ.get(BACKEND_ENV) or "auto").strip().lower()
-    if choice not in {"auto", "live", "fake"}:
-        raise ValueError(f"{BACKEND_ENV} must be auto, live or fake; got {choice!r}")
+    choice = _choice(choice)
     if choice == "fake":
         return "fake"
     if os.environ.get(URL_ENV):
         return "url"
-    if find_redis_server():
+    binary = find_redis_server()
+    refusal = versions.private_refusal(binary) if binary else None  # older than 7.0?
+    if binary and refusal is None:
         return "live"
     if choice == "live":
         raise ServerError(
-            f"{BACKEND_ENV}=live but there is no {URL_ENV} and no redis-server binary: "
+            f"{BACKEND_ENV}=live, but {refusal}"
+            if refusal
+            else f"{BACKEND_ENV}=live but there is no {URL_ENV} and no redis-server binary: "
             "install Debian's redis-server or point REDIS_URL at a server"
         )
     return "fake"
+
+
+def _choice(choice: str | None) -> str:
+    choice = (choice or os.environ.get(BACKEND_ENV) or "auto").strip().lower()
+    if choice not in {"auto", "live", "fake"}:
+        raise ValueError(f"{BACKEND_ENV} must be auto, live or fake; got {choice!r}")
+    return choice
 
 
 def connect(
@@ -415,6 +430,8 @@ def connect(
         allow_big = os.environ.get(ALLOW_BIG_ENV, "").strip().lower() in _TRUE
     if where == "fake":
         lab = _fake_lab(namespace)
+        binary = find_redis_server() if _choice(backend) == "auto" else None
+        lab.facts["refused"] = versions.private_refusal(binary) if binary else None
     else:
         lab = _live_lab(namespace, os.environ[URL_ENV] if shared else None)
     lab.user = user
@@ -426,6 +443,8 @@ def connect(
         lab.guard.allow_big, lab.guard.big_bytes = lab.allow_big, big_bytes
     if not quiet:
         print(lab.banner)
+        if lab.version_warning:
+            print(lab.version_warning)
         state = lab.memory_state() if shared else None
         if state is not None and state.maxmemory and state.evicts:
             print(
@@ -500,7 +519,7 @@ def _live_lab(namespace: str, url: str | None) -> Lab:
 
     client = new_client()
     try:
-        facts = _probe(client, namespace)
+        facts = versions.probe(client, namespace)
     except (ServerUnavailable, ServerTimeout) as exc:
         reason = str(exc).split("(", 1)[-1].split(")", 1)[0]
         raise ServerError(
@@ -514,6 +533,8 @@ def _live_lab(namespace: str, url: str | None) -> Lab:
         raise ServerError(redact(f"cannot use Redis at {shown}: {exc}", hidden)) from None
     guard = None
     if server is None:
+        # the reader's own server is used even if older than the models: with a warning
+        facts["warning"] = versions.foreign_warning(facts["version"], client._lab_where)
 
         def read_state() -> MemoryState | None:
             try:
@@ -556,44 +577,3 @@ def _live_lab(namespace: str, url: str | None) -> Lab:
     )  # fmt: skip
     lab.guard = guard
     return lab
-
-
-def _probe(client: _LabRedis, namespace: str) -> dict[str, Any]:
-    """Ask the server what it is and what it can do, instead of assuming — as far as an ACL lets
-    this user ask (INFO, MODULE LIST and MEMORY USAGE may each be denied)."""
-    try:
-        info = client.info("server")
-        version_text = str(info.get("redis_version", "0"))
-    except PermissionDenied:
-        hello = client.execute_command("HELLO", "2")
-        fields = dict(zip(hello[::2], hello[1::2], strict=False))
-        version_text = _text(fields.get(b"version", fields.get("version", "0")))
-    version = tuple(int(x) for x in version_text.split(".")[:3] if x.isdigit())
-    try:
-        allocator = str(client.info("memory").get("mem_allocator", ""))
-    except PermissionDenied:
-        allocator = ""
-    modules: dict[str, str] = {}
-    try:
-        for entry in client.module_list():
-            entry = {_text(k): v for k, v in entry.items()}
-            ver = int(entry.get("ver", 0))
-            modules[_text(entry["name"])] = f"{ver // 10000}.{ver // 100 % 100}.{ver % 100}"
-    except redis.exceptions.ResponseError:
-        pass
-    try:
-        client.memory_usage(namespace + "probe:no-such-key")
-        has_memory_usage = True
-    except redis.exceptions.ResponseError:
-        has_memory_usage = False
-    return {
-        "version": version,
-        "allocator": allocator,
-        "modules": modules,
-        "has_bloom": "bf" in modules,
-        "has_memory_usage": has_memory_usage,
-    }
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

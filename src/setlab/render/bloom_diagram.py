@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from setlab.core.validate import check_int as _int
+from setlab.render.plots import MAX_WIDTH
 
 
 def draw_filter(
@@ -35,8 +36,8 @@ def draw_filter(
             Rectangle((i, 0), 1, 1, facecolor="#dddddd" if i in set_bits else "white",
                       edgecolor="black", linewidth=0.8)
         )  # fmt: skip
-        ax.text(i + 0.5, 0.5, "1" if i in set_bits else "0", ha="center", va="center", fontsize=8)
-        ax.text(i + 0.5, -0.25, str(i), ha="center", va="center", fontsize=6, color="grey")
+        ax.text(i + 0.5, 0.5, "1" if i in set_bits else "0", ha="center", va="center", fontsize=9)
+        ax.text(i + 0.5, -0.25, str(i), ha="center", va="center", fontsize=9, color="grey")
     spread = max(1, len(items) - 1)
     for j, (label, positions) in enumerate(items.items()):
         x0 = m * (0.1 + 0.8 * j / spread) if len(items) > 1 else m / 2
@@ -72,7 +73,9 @@ def filter_figure(
     """
     if not queries:
         raise ValueError("queries must name at least one (label, positions) query")
-    fig, axes = plt.subplots(len(queries), 1, figsize=(8, 2.6 * len(queries)), layout="constrained")
+    fig, axes = plt.subplots(
+        len(queries), 1, figsize=(MAX_WIDTH, 2.6 * len(queries)), layout="constrained"
+    )
     axes = [axes] if len(queries) == 1 else list(axes)
     for ax, query in zip(axes, queries, strict=True):
         draw_filter(ax, m, items, query=query)

@@ -42,7 +42,7 @@ def collision_diagram(m: int = 16) -> Figure:
     for i in range(m):
         colour = PALETTE[3] if i == shared else (PALETTE[2] if i == alone else "#eeeeee")
         ax.add_patch(Rectangle((i, 0), 1, 1, facecolor=colour, edgecolor="k", linewidth=0.6))
-        ax.text(i + 0.5, -0.35, str(i), ha="center", va="center", fontsize=7)
+        ax.text(i + 0.5, -0.35, str(i), ha="center", va="center", fontsize=9)
         ax.text(i + 0.5, 0.5, "1" if i in (shared, alone) else "0", ha="center", va="center")
     users = [("user A", 1.5, shared), ("user B", m / 2 - 0.5, shared), ("user C", m - 2.5, alone)]
     box = {"boxstyle": "round", "facecolor": "white", "edgecolor": PALETTE[0]}
@@ -118,7 +118,7 @@ def plot_simulation_check(results: Sequence[SimulationResult]) -> Figure:
         capsize=4,
         label=f"simulated ({results[0].confidence:.0%} Wilson interval)",
     )
-    ax.set_xticks(x, [f"M=2^{int(math.log2(r.m))}\nn={r.n:,}" for r in results], fontsize=8)
+    ax.set_xticks(x, [f"M=2^{int(math.log2(r.m))}\nn={r.n:,}" for r in results], fontsize=9)
     ax.set_yscale("log")
     ax.set_ylabel("P(at least one collision)")
     ax.set_title("murmur3 on realistic IDs vs the exact formula")

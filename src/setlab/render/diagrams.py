@@ -24,7 +24,7 @@ def setbit_first_write(offset: int = 8 * 1_000_000 + 5) -> Figure:
     ax.text(
         0, 1.35, f"after SETBIT key {offset:,} 1 (bytes numbered below):", fontsize=10, va="center"
     )
-    cells = [*range(6), None, *range(length - 4, length)]
+    cells = [*range(4), None, *range(length - 3, length)]
     x = 0.0
     for byte in cells:
         if byte is None:
@@ -33,12 +33,12 @@ def setbit_first_write(offset: int = 8 * 1_000_000 + 5) -> Figure:
             continue
         last = byte == length - 1
         ax.add_patch(
-            Rectangle((x, 0), 1.6, 1, facecolor=PALETTE[1] if last else "#dddddd", edgecolor="k")
+            Rectangle((x, 0), 2.2, 1, facecolor=PALETTE[1] if last else "#dddddd", edgecolor="k")
         )
         label = f"{1 << (7 - offset % 8):08b}" if last else "00000000"
-        ax.text(x + 0.8, 0.5, label, fontsize=6.5, ha="center", va="center", family="monospace")
-        ax.text(x + 0.8, -0.3, f"{byte:,}", fontsize=6, ha="center", va="center")
-        x += 1.7
+        ax.text(x + 1.1, 0.5, label, fontsize=9, ha="center", va="center", family="monospace")
+        ax.text(x + 1.1, -0.3, f"{byte:,}", fontsize=9, ha="center", va="center")
+        x += 2.3
     ax.annotate(
         "",
         xy=(0, -0.8),
@@ -74,10 +74,10 @@ def memory_usage_breakdown(offsets: list[int], key: str = "k") -> Figure:
         left = [a + b for a, b in zip(left, widths, strict=True)]
     for row, offset in enumerate(offsets):
         total = bitmap.first_setbit_memory_usage(offset, key)
-        ax.text(1.01, row, format_bytes(total), va="center", fontsize=8)
+        ax.text(1.01, row, format_bytes(total), va="center", fontsize=9)
     ax.set_xlim(0, 1.18)
     ax.set_xlabel("share of MEMORY USAGE")
     ax.set_ylabel("offset of the first SETBIT")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4, fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4, fontsize=9)
     ax.set_title("What MEMORY USAGE counts (Redis 7.0, jemalloc 5.3)")
     return fig

@@ -34,7 +34,7 @@ def density_figure(densities: Sequence[float], curves: Mapping[str, np.ndarray])
         ax.loglog(densities, values, styles.get(name, "-"), color=PALETTE[i], label=name)
     ax.axvline(ro.ARRAY_MAX / ro.CHUNK, color="grey", lw=0.8)
     ax.text(
-        ro.ARRAY_MAX / ro.CHUNK * 1.1, 2e3, "4,096 per chunk:\narrays become bitsets", fontsize=7
+        ro.ARRAY_MAX / ro.CHUNK * 1.1, 2e3, "4,096 per chunk:\narrays become bitsets", fontsize=9
     )
     ax.set(
         xlabel="density: IDs present / 2^32",
@@ -43,7 +43,7 @@ def density_figure(densities: Sequence[float], curves: Mapping[str, np.ndarray])
     )
     top = ax.secondary_xaxis("top", functions=(lambda d: d * 2**32, lambda n: n / 2**32))
     top.set_xlabel("IDs stored")
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(loc="lower left")
     return fig
 
 
@@ -54,7 +54,7 @@ def structure_figure() -> Figure:
     ax.set_ylim(0, 10)
     ax.axis("off")
 
-    def box(x, y, w, h, text, colour, size=8):
+    def box(x, y, w, h, text, colour, size=9):
         ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor="k", alpha=0.9))
         ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=size)
 
@@ -63,12 +63,12 @@ def structure_figure() -> Figure:
         9.4,
         "value 2,000,000,000 = 0x7735 9400 →  key (high 16 bits) 0x7735 = 30,517, "
         "low 16 bits 0x9400 = 37,888",
-        fontsize=8,
+        fontsize=9,
     )
     keys = [("0", "array"), ("5", "run"), ("17", "bitset"), ("30,517", "array")]
     for i, (key, _) in enumerate(keys):
         box(0.5 + i * 2.2, 6.4, 2.0, 1.4, f"key {key}", "#dddddd")
-    ax.text(0.5, 8.1, "keys: sorted 16-bit chunk numbers (2 B each)", fontsize=8)
+    ax.text(0.5, 8.1, "keys: sorted 16-bit chunk numbers (2 B each)", fontsize=9)
     shapes = [
         (
             "array container\nsorted uint16s, 2 B each\n≤ 4,096 values\n[1, 2, 3, 70]",
@@ -86,7 +86,7 @@ def structure_figure() -> Figure:
     for i, (text, colour, size) in enumerate(shapes):
         x = 0.3 + i * 6.0
         box(x, 0.8, 5.4, 3.6, text, colour)
-        ax.text(x + 2.7, 0.3, f"payload {size}", ha="center", fontsize=8)
+        ax.text(x + 2.7, 0.3, f"payload {size}", ha="center", fontsize=9)
         ax.annotate(
             "",
             xy=(x + 2.7, 4.4),

@@ -38,13 +38,13 @@ def layout_figure(layouts: Iterable[Layout], snowflake: int | None = None) -> Fi
             label = "0" if name == "sign" else f"{name}\n{bits} bits"
             if value is not None and name != "sign":
                 label += f"\n= {value:,}"
-            ax.text(left + bits / 2, row + 0.4, label, ha="center", va="center", fontsize=7)
+            ax.text(left + bits / 2, row + 0.4, label, ha="center", va="center", fontsize=9)
     ax.set_xlim(64, 0)
     ax.set_ylim(-0.2, len(layouts))
     ax.set_xticks([63, *sorted({s for lay in layouts for s in lay.shifts.values()})])
     ax.set_xlabel("lowest bit of each field (bit 63, always 0, is the sign bit of a Java long)")
     ax.set_yticks([row + 0.4 for row in range(len(layouts))])
-    ax.set_yticklabels([layout.name for layout in reversed(layouts)], fontsize=8)
+    ax.set_yticklabels([layout.name for layout in reversed(layouts)], fontsize=9)
     ax.grid(False)
     title = "What a snowflake ID is made of"
     ax.set_title(title + (f": {snowflake}" if snowflake is not None else ""))
@@ -61,15 +61,15 @@ def range_figure(layout: Layout, marks: Mapping[str, int]) -> Figure:
     fig, ax = new_figure(height=3.8)
     ax.semilogy(when, smallest, label="smallest ID minted that day")
     for value, text, colour in (
-        (2**32, "$2^{32}$: end of a Redis bitmap's offsets", PALETTE[3]),
-        (2**53, "$2^{53}$: JavaScript numbers stop being exact", PALETTE[2]),
-        (2**63, "$2^{63}$: end of a Java long", PALETTE[7]),
+        (2**32, "2³²: end of a Redis bitmap's offsets", PALETTE[3]),
+        (2**53, "2⁵³: JavaScript numbers stop being exact", PALETTE[2]),
+        (2**63, "2⁶³: end of a Java long", PALETTE[7]),
     ):
         ax.axhline(value, color=colour, lw=1, ls="--")
-        ax.text(when[5], value * 1.6, text, fontsize=8, color=colour)
+        ax.text(when[5], value * 1.6, text, fontsize=9, color=colour)
     for i, (text, snowflake) in enumerate(marks.items()):
         ax.plot([layout.minted_at(snowflake)], [snowflake], "o", color=PALETTE[1 + i % 2])
-        ax.annotate(text, (layout.minted_at(snowflake), snowflake), fontsize=8,
+        ax.annotate(text, (layout.minted_at(snowflake), snowflake), fontsize=9,
                     xytext=(8, -14 - 12 * i), textcoords="offset points")  # fmt: skip
     ax.set(
         xlabel="date the ID is minted (UTC)",
@@ -95,11 +95,11 @@ def offsets_figure(likers: np.ndarray, hashed: np.ndarray, dense: np.ndarray) ->
     fig, ax = new_figure(height=3.6)
     ax.semilogy(ranks, hashed[order][ranks] + 1, ".", ms=2, label="hash64 low 32 bits")
     ax.semilogy(ranks, dense[order][ranks] + 1, ".", ms=2, label="dense int from the Lua map")
-    ax.axhline(2**32, color=PALETTE[3], ls="--", lw=1, label="$2^{32}$: no offset beyond")
+    ax.axhline(2**32, color=PALETTE[3], ls="--", lw=1, label="2³²: no offset beyond")
     ax.set(
         xlabel="rank of the user's snowflake ID among the likers",
         ylabel="bit offset + 1",
-        title="Hashed offsets spread up to $2^{32}$; dense ones stay below the user count",
+        title="Hashed offsets spread up to 2³²; dense ones stay below the user count",
     )
     fig.legend(loc="outside lower center", ncols=3, markerscale=4)
     return fig

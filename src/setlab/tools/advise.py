@@ -20,6 +20,7 @@ the answers.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -251,10 +252,13 @@ def recommend(a: Analysis, options: list[Candidate], needs: Needs | None = None)
     exact = [c for c in possible if c.exact]
     best = _smallest(exact)
     native = [c for c in exact if c.where == "Redis"]
+    built_in = ""
     if best.where != "Redis" and native:
         closest = _smallest(native)
         extra = closest.memory - best.memory  # type: ignore[operator]
         if closest.memory <= NATIVE_PREMIUM * best.memory or extra <= NATIVE_SLACK:  # type: ignore[operator]
+            built_in = (f"; built into Redis, where a {best.name} (a module or client code) "
+                        f"would save only {_fmt(extra)}")  # fmt: skip
             best = closest
     per_id = best.memory / a.distinct  # type: ignore[operator]
     if needs.count_only:
@@ -273,14 +277,14 @@ def recommend(a: Analysis, options: list[Candidate], needs: Needs | None = None)
         filters = [c for c in filters if c.deletes != "no"]
     why_exact = _why(a, best)
     if not filters:
-        return Recommendation(best, why_exact)
+        return Recommendation(best, why_exact + built_in)
     approx = _smallest(filters)
     if best.memory <= approx.memory:  # type: ignore[operator]
-        return Recommendation(best, f"{why_exact}, smaller even than a {approx.name}")
+        return Recommendation(best, f"{why_exact}, smaller even than a {approx.name}{built_in}")
     extra = best.memory - approx.memory  # type: ignore[operator]
     if best.memory <= EXACT_PREMIUM * approx.memory or extra <= EXACT_SLACK:  # type: ignore[operator]
         return Recommendation(
-            best, f"{why_exact}; a {approx.name} would save only {_fmt(extra)} and err"
+            best, f"{why_exact}; a {approx.name} would save only {_fmt(extra)} and err{built_in}"
         )
     return Recommendation(approx, (
         f"{best.memory / approx.memory:.0f}× smaller than the smallest exact structure "
@@ -300,6 +304,10 @@ def _why(a: Analysis, best: Candidate) -> str:
                     f"({_fmt(r.plain_bytes)} before run_optimize())")  # fmt: skip
         return f"{head}: too sparse for a plain bitmap, clustered enough for Roaring's containers"
     return f"{head}: the smallest exact structure for these IDs"
+
+
+#: "chapter <slug>" in a caveat: a link in the book's Markdown
+_CHAPTER = re.compile(r"chapter ([a-z]+(?:-[a-z]+)+)")
 
 
 # -- the advice -----------------------------------------------------------------------------------
@@ -355,8 +363,9 @@ class Advice:
             memory = "impossible" if c.memory is None else _fmt(c.memory)
             per = "" if c.memory is None else _per_id(c.memory / self.analysis.distinct)
             name = f"**{c.name}**" if c is self.recommendation.choice else c.name
+            caveats = _CHAPTER.sub(r"{doc}`\1`", "; ".join(c.caveats))
             lines.append(f"| {name} | {memory} | {per} | {c.error} | {c.deletes} | {c.where} "
-                         f"| {'; '.join(c.caveats)} |")  # fmt: skip
+                         f"| {caveats} |")  # fmt: skip
         return "\n".join(lines)
 
 

@@ -346,9 +346,9 @@ def figure(a: Analysis) -> Figure:
     right.hist(a.chunk_counts, bins=edges, color=PALETTE[2])
     right.axvline(ARRAY_MAX + 0.5, color=PALETTE[3], ls="--", lw=1)
     right.text(ARRAY_MAX * 1.15, 0.95, "bitmap\ncontainers", transform=right.get_xaxis_transform(),
-               va="top", fontsize=8, color=PALETTE[3])  # fmt: skip
+               va="top", fontsize=9, color=PALETTE[3])  # fmt: skip
     right.text(ARRAY_MAX / 1.15, 0.95, "array\ncontainers", transform=right.get_xaxis_transform(),
-               va="top", ha="right", fontsize=8, color=PALETTE[3])  # fmt: skip
+               va="top", ha="right", fontsize=9, color=PALETTE[3])  # fmt: skip
     right.set(xscale="log", yscale="log", xlabel="IDs in a 2^16 chunk",
               ylabel="chunks", title=f"{a.chunks:,} non-empty chunks")  # fmt: skip
     return fig
