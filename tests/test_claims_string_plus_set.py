@@ -88,3 +88,22 @@ def test_sample_post_ids_are_snowflake_sized_and_seeded():
 def test_the_sample_user_key_carries_no_classroom_user(monkeypatch):
     monkeypatch.setenv("SETLAB_USER", "alice")
     assert chapter.sample_user_key() == "setlab:string-plus-set:like:user:99:1"
+
+
+def test_the_set_model_matches_the_stored_memory_usage_on_the_embedded_build(fake_lab):
+    """The hole the embedded build used to leave: the stored run's 300-member intset, its
+    MEMORY USAGE beside the model recomputed for its key, labelled as the reference run."""
+    check = chapter.likes_check(fake_lab)
+    assert not check.live and check.label.startswith("reference run: Redis 7.0.15")
+    assert check.value.members == chapter.SAMPLE_LIKES
+    assert check.value.set_measured == check.value.set_predicted
+    assert "the stored run has no counter" in check.value.text()
+    assert "measured none of it" in chapter.live_likes_check(check)
+
+
+
+def test_the_set_and_counter_models_match_memory_usage_on_a_live_server(live_lab):
+    check = chapter.likes_check(live_lab)
+    assert check.live, check.why_not_live
+    assert check.value.set_measured == check.value.set_predicted
+    assert check.value.counter is not None and check.value.counter[0] == check.value.counter[1]

@@ -24,6 +24,32 @@ def test_interleaved_seed_likes_count_one_like_twice(service):
     assert service.lab.r.scard(service.user_key(7)) == 1
 
 
+def test_race_trace_shows_the_double_count_and_the_gate_prevents_it(service):
+    seed = like_service.race_trace(service, fixed=False)
+    # both checks reply 0 before either SADD: the interleaving the chapter's figure draws
+    assert [(s.client, s.command, s.reply) for s in seed[:2]] == [
+        ("A", "SISMEMBER", 0), ("B", "SISMEMBER", 0)
+    ]  # fmt: skip
+    assert (seed[-1].members, seed[-1].counter) == (1, 2)
+    service.lab.cleanup()
+    fixed = like_service.race_trace(service, fixed=True)
+    assert [(s.client, s.command, s.reply) for s in fixed] == [
+        ("A", "SADD", 1), ("B", "SADD", 0), ("A", "INCR", 1)
+    ]  # fmt: skip
+    assert (fixed[-1].members, fixed[-1].counter) == (1, 1)
+
+
+def test_race_timeline_says_what_it_shows(service):
+    from setlab.render import diagrams, plots
+
+    seed = like_service.race_trace(service, fixed=False)
+    service.lab.cleanup()
+    fixed = like_service.race_trace(service, fixed=True)
+    alt = plots.alt_text(diagrams.race_timeline(seed, fixed))
+    assert "counted 2 times while the set holds 1" in alt
+    assert "counter ends at 1" in alt
+
+
 def test_sequential_seed_likes_are_fine(service):
     assert service.like_as_seed(7, 42)
     assert not service.like_as_seed(7, 42)

@@ -9,12 +9,17 @@ embedded fakeredis, so the page reads the same on every backend.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
+from setlab.chapters.live import beside
 from setlab.core.units import format_bytes
-from setlab.lab import backend, like_service
+from setlab.lab import backend, like_service, memory_runs, reference
+from setlab.lab.backend import Lab
+from setlab.lab.memory_runs import SetMemoryReference
+from setlab.lab.reference import Measurement
 from setlab.models import bitmap, redis_memory
 from setlab.render.claims import Figures, Verdict
 
@@ -24,6 +29,8 @@ FIGURES = Figures("string-plus-set")
 POST_ID_SEED = 7
 #: How many posts the sample user likes (below set-max-intset-entries: an intset).
 SAMPLE_LIKES = 300
+#: A like counter's value on the page (a string Redis stores as an integer).
+SAMPLE_COUNT = 123_456
 #: The seed's comparison (000 §7.5): one post liked by this many users.
 LIKER_COUNTS = (10_000, 100_000_000)
 #: Key of one post's bitmap in the seed's bitmap design.
@@ -48,15 +55,25 @@ def _embedded_lab() -> backend.Lab:
     return backend.connect("claims-string-plus-set", backend="fake", quiet=True)
 
 
+def sample_set_cost() -> redis_memory.KeyCost:
+    """The models' price of the page's sample user set (:data:`SAMPLE_LIKES` post ids)."""
+    ids = sample_post_ids(np.random.default_rng(POST_ID_SEED))
+    return redis_memory.set_cost(ids, sample_user_key())
+
+
+def sample_counter_cost() -> redis_memory.KeyCost:
+    """The models' price of one post's like counter holding :data:`SAMPLE_COUNT`."""
+    lab = dataclasses.replace(_embedded_lab(), namespace=backend.namespace_for("string-plus-set"))
+    key = like_service.LikeService(lab, like_service.LikeStore()).count_key(42)
+    return redis_memory.string_cost(SAMPLE_COUNT, key)
+
+
 @cache
 def _sample_set() -> tuple[int, int]:
     """(MEMORY USAGE of the sample user's set, of the same set with one member), bytes."""
     ids = sample_post_ids(np.random.default_rng(POST_ID_SEED))
-    key = sample_user_key()
-    return (
-        redis_memory.set_cost(ids, key).memory_usage,
-        redis_memory.set_cost(ids[:1], key).memory_usage,
-    )
+    one = redis_memory.set_cost(ids[:1], sample_user_key()).memory_usage
+    return sample_set_cost().memory_usage, one
 
 
 @cache
@@ -90,6 +107,67 @@ def likers_table() -> str:
 def _liker(users: int, column: str) -> str:
     (row,) = [r for r in likers_rows() if r["users"] == users]
     return format_bytes(row[column])
+
+
+# -- the models against MEMORY USAGE ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LikesCheck:
+    """One user's set of liked post ids and one post's counter: ``MEMORY USAGE`` beside the
+    models (:func:`~setlab.models.redis_memory.set_cost`, ``string_cost``), in bytes."""
+
+    members: int
+    what: str  #: the set's members, in words
+    set_measured: int
+    set_predicted: int
+    counter: tuple[int, int] | None  #: one counter's (MEMORY USAGE, model); None: not stored
+
+    def text(self) -> str:
+        counter = (f"one counter {self.counter[0]:,} B, the model {self.counter[1]:,} B"
+                   if self.counter else "the stored run has no counter")  # fmt: skip
+        return (f"a set of {self.members:,} {self.what}: MEMORY USAGE {self.set_measured:,} B, "
+                f"the model {self.set_predicted:,} B; {counter}")  # fmt: skip
+
+
+def measure_likes_check(lab: Lab) -> LikesCheck:
+    """Write the page's sample user set (:data:`SAMPLE_LIKES` snowflake-sized post ids) and
+    one counter on ``lab``, then ``MEMORY USAGE key SAMPLES 0`` of each."""
+    service = like_service.LikeService(lab, like_service.LikeStore())
+    ids = sample_post_ids(np.random.default_rng(POST_ID_SEED))
+    user_key, count_key = service.user_key(99), service.count_key(42)
+    lab.r.sadd(user_key, *ids)
+    lab.r.set(count_key, SAMPLE_COUNT)
+    return LikesCheck(
+        len(ids), "snowflake-sized post ids",
+        int(memory_runs.measure(lab, user_key).memory_usage),
+        redis_memory.set_cost(ids, user_key).memory_usage,
+        (int(memory_runs.measure(lab, count_key).memory_usage),
+         redis_memory.string_cost(SAMPLE_COUNT, count_key).memory_usage),
+    )  # fmt: skip
+
+
+def reference_likes_check() -> LikesCheck:
+    """The stored run's intset of :data:`SAMPLE_LIKES` integers (small ones, 2 bytes each: the
+    same model, a narrower intset), the model recomputed for its key."""
+    (row,) = [r for r in SetMemoryReference.load().growth
+              if r.kind == "integer ids" and r.n == SAMPLE_LIKES]  # fmt: skip
+    predicted = redis_memory.set_cost(redis_memory.growth_summary(row.kind, row.n), row.key)
+    return LikesCheck(row.n, "small integers", int(row.memory_usage), predicted.memory_usage, None)
+
+
+def likes_check(lab: Lab) -> Measurement[LikesCheck]:
+    """The set and counter models against ``MEMORY USAGE``: measured on ``lab`` when it is a
+    real server, else the stored reference run's set (labelled either way)."""
+    return reference.live_or_reference(
+        lab, measure_likes_check, reference_likes_check, needs=("real", "memory_usage"),
+        run_info=SetMemoryReference.load().run,
+    )  # fmt: skip
+
+
+def live_likes_check(measurement: Measurement[LikesCheck]) -> str:
+    """The sentence the page shows beside the reference check (``live-likes-check``)."""
+    return beside(measurement, LikesCheck.text)
 
 
 # -- figures -----------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from setlab.lab.backend import Lab
@@ -324,3 +324,47 @@ def forced_double_count(service: LikeService, user: int = 7, target: int = 42) -
     for _ in second:
         pass
     return int(service.lab.r.scard(service.user_key(user))), service.count(target)
+
+
+@dataclass(frozen=True)
+class RaceStep:
+    """One command in an interleaving of two clients' likes, and what Redis held after it."""
+
+    client: str  #: "A" or "B"
+    command: str  #: e.g. ``"SISMEMBER"``
+    reply: int
+    members: int  #: SCARD of the user's set after the command
+    counter: int  #: the post's counter after the command
+
+
+def race_trace(
+    service: LikeService, *, fixed: bool, user: int = 7, target: int = 42
+) -> list[RaceStep]:
+    """Two clients like the same post for the same user, each one step ahead of the other.
+
+    ``fixed=False`` runs the seed's check-then-act (both SISMEMBER before either SADD, so both
+    INCR); ``fixed=True`` runs the gate (INCR only after a SADD that replied 1). The commands
+    really run on ``service``'s server; each step records the reply and the state after it.
+    """
+    r = service.lab.r
+    user_key, count_key, member = service.user_key(user), service.count_key(target), str(target)
+    steps: list[RaceStep] = []
+
+    def run(client: str, command: str, call: Callable[[], object]) -> int:
+        reply = int(call())
+        members = int(r.scard(user_key))
+        steps.append(RaceStep(client, command, reply, members, service.count(target)))
+        return reply
+
+    if fixed:
+        added = {c: run(c, "SADD", lambda: r.sadd(user_key, member)) for c in "AB"}
+        for client in "AB":
+            if added[client]:
+                run(client, "INCR", lambda: r.incr(count_key))
+    else:
+        liked = {c: run(c, "SISMEMBER", lambda: r.sismember(user_key, member)) for c in "AB"}
+        for client in "AB":
+            if not liked[client]:
+                run(client, "SADD", lambda: r.sadd(user_key, member))
+                run(client, "INCR", lambda: r.incr(count_key))
+    return steps

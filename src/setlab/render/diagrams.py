@@ -81,3 +81,42 @@ def memory_usage_breakdown(offsets: list[int], key: str = "k") -> Figure:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4, fontsize=9)
     ax.set_title("What MEMORY USAGE counts (Redis 7.0, jemalloc 5.3)")
     return fig
+
+
+def race_timeline(seed_steps: list, fixed_steps: list) -> Figure:
+    """Two clients' likes of one post, step by step: the seed's check-then-act beside the gate.
+
+    ``seed_steps`` and ``fixed_steps`` are :class:`setlab.lab.like_service.RaceStep` lists. Each
+    command is a box in its client's lane, labelled with its reply; under the lanes, what Redis
+    holds after it (set members, counter), red where the counter counts more than the set holds.
+    """
+    from setlab.render.plots import describe
+
+    fig, axes = new_figure(nrows=2, height=4.6)
+    for ax, steps, title in (
+        (axes[0], seed_steps, "as the seed wrote it: check, then act"),
+        (axes[1], fixed_steps, "the fix: INCR only when SADD replies 1"),
+    ):
+        ax.set_xlim(-0.2, 6.2)
+        ax.set_ylim(-1.3, 2.0)
+        ax.axis("off")
+        ax.set_title(title, loc="left")
+        for lane, client in ((1.2, "A"), (0.2, "B")):
+            ax.text(-0.15, lane + 0.3, f"client {client}", ha="right", va="center", fontsize=9)
+        for x, step in enumerate(steps):
+            lane = 1.2 if step.client == "A" else 0.2
+            colour = PALETTE[0] if step.client == "A" else PALETTE[1]
+            ax.add_patch(Rectangle((x + 0.05, lane), 0.9, 0.6, facecolor=colour, alpha=0.25,
+                                   edgecolor=colour))  # fmt: skip
+            ax.text(x + 0.5, lane + 0.3, f"{step.command}\n→ {step.reply}", ha="center",
+                    va="center", fontsize=8.5, family="monospace")  # fmt: skip
+            wrong = step.counter > step.members  # counted more likes than the set holds
+            ax.text(x + 0.5, -0.55, f"set: {step.members}\ncount: {step.counter}", ha="center",
+                    va="center", fontsize=8.5, color=PALETTE[3] if wrong else "black")  # fmt: skip
+        ax.text(-0.15, -0.55, "Redis holds", ha="right", va="center", fontsize=9)
+    final_seed, final_fixed = seed_steps[-1], fixed_steps[-1]
+    return describe(fig, (
+        f"With the seed's code both clients pass the check before either adds, so one like is "
+        f"counted {final_seed.counter} times while the set holds {final_seed.members}; with the "
+        f"gate the second SADD replies 0 and the counter ends at {final_fixed.counter}."
+    ))  # fmt: skip
