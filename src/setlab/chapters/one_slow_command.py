@@ -24,7 +24,7 @@ from setlab.lab.stalls import (
     StallsReference,
     biggest_delete,
 )
-from setlab.models import bitmap, like_workload
+from setlab.models import bitmap, cluster_slots, like_workload
 from setlab.render.claims import Figures, Verdict
 from setlab.render.plots import bytes_axis, new_figure, seconds_axis
 
@@ -175,6 +175,72 @@ FIGURES.claim(
     "Fork copies page tables, so it grows with used memory, but it is milliseconds per GiB.",
 )  # fmt: skip
 
+
+# -- figures and claims: the rest of seed 000 §3.2/§5 and seed 002 §8 (every seed sentence) -----
+
+#: Reference rows nearest seed 000 §3.2's offsets (10^6, 10^8, 10^9, 2.14 × 10^9, 4.29 × 10^9).
+TIME_COLUMN_OFFSETS = (2**20, 2**28, 2**30, 2**31, 2**32 - 1)
+#: Seed 000 §5.2's three example keys.
+SEED_000_EXAMPLE_KEYS = ("collect:bit:1:10086", "collect:bit:1:10087", "collect:bit:2:10086")
+
+
+def _time_column() -> str:
+    rows = (reference().stall(o) for o in TIME_COLUMN_OFFSETS)
+    return "; ".join(f"{r.offset:,}: {_ms(r.setbit_ms)}" for r in rows)
+
+
+FIGURES.add("osc-time-column", _time_column)
+FIGURES.add("osc-2-31-mem", lambda: format_bytes(bitmap.first_setbit_memory_usage(2**31)))
+FIGURES.add(
+    "osc-example-slots",
+    lambda: ", ".join(str(cluster_slots.key_slot(k)) for k in SEED_000_EXAMPLE_KEYS),
+)
+
+FIGURES.claim(
+    "000-alloc-time-column", "000", "§3.2",
+    "A first SETBIT takes ms at offset 10^6, hundreds of ms at 10^8, seconds at 10^9, several "
+    "seconds at 2.14 × 10^9 and risks a timeout at 4.29 × 10^9.",
+    "ms / 100s of ms / s / several s / timeout",
+    "{osc-time-column} inside Redis",
+    Verdict.DEPENDS,
+    "On the reference machine each row is an order of magnitude or more below the seed's; a slow "
+    "or memory-starved host may reach seconds ({osc-source}).",
+    also=("setbit-offset",),
+)  # fmt: skip
+FIGURES.claim(
+    "000-setbit-2-31-256mb", "000", "§5.1",
+    "SETBIT key 2147483648 1 allocates 256 MB and zeroes it.",
+    "256 MB",
+    "{osc-2-31-mem} MEMORY USAGE",
+    Verdict.IMPRECISE,
+    "Offset 2^31 is bit 0 of byte 2^28: 256 MiB plus one byte and the header, which jemalloc "
+    "rounds up to its next class.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-example-slots", "000", "§5.2",
+    "collect:bit:1:10086, collect:bit:1:10087 and collect:bit:2:10086 land in different slots.",
+    "slots A, B, C",
+    "slots {osc-example-slots}",
+    Verdict.CORRECT,
+    "CRC16 of the whole key (no hash tag) mod 16,384 gives three different slots.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-keys-one-node", "000", "§5.3",
+    "In a Redis Cluster KEYS scans only the node it is sent to; SCAN must walk node by node.",
+    "one node only",
+    "each node answers for its own slots",
+    Verdict.CORRECT,
+    "A cluster node keeps only the keys of its slots; neither KEYS nor SCAN is forwarded.",
+)  # fmt: skip
+FIGURES.claim(
+    "002-rdb-two-threads", "002", "§8",
+    "Serving reads and taking an RDB backup run in two threads, so many keys do not slow reads.",
+    "two threads",
+    "a forked child process; fork itself {osc-fork-none} → {osc-fork-big} blocks the server",
+    Verdict.WRONG,
+    "BGSAVE forks a child process, not a thread; the fork call itself runs on the main thread "
+    "and grows with memory, not with the key count.",
+)  # fmt: skip
 
 # -- what this run measured (glued by the page under live- names) -----------------------------
 
