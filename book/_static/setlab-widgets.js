@@ -1,0 +1,90 @@
+/* setlab's interactive figures (src/setlab/render/widgets.py): every <figure class="setlab-widget">
+   holds a Vega-Lite spec as JSON, sliders with number boxes, and <output data-readout> elements.
+   This embeds the chart with the Vega bundle the book serves itself (_static/vega, no CDN), feeds
+   the controls into the chart's parameters, and writes each readout's value (data-value, the
+   number; text, as the Python fallback writes it). A widget that is ready has data-ready="1". */
+(function () {
+  "use strict";
+
+  function sig(v) {
+    if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString("en-US");
+    return expo(Number(v.toPrecision(3)).toString());
+  }
+  function expo(text) { return text.replace(/e([+-])(\d)$/, "e$10$2"); }
+  function bytes(n) {
+    var units = ["B", "KiB", "MiB", "GiB", "TiB"], v = n, i = 0;
+    while (v >= 1024 && i < units.length - 1) { v /= 1024; i += 1; }
+    if (i === 0) return Math.round(v) + " B";
+    return (v >= 100 ? v.toFixed(0) : Number(v.toPrecision(3)).toString()) + " " + units[i];
+  }
+  function format(value, kind, unit) {
+    var text;
+    if (!isFinite(value)) text = "\u2014";
+    else if (kind === "int") text = Math.round(value).toLocaleString("en-US");
+    else if (kind === "bytes") text = bytes(value);
+    else if (kind === "percent") text = sig(value * 100) + "%";
+    else if (kind === "rate") {
+      text = (value === 0 || value >= 1e-3) ? Number(value.toPrecision(3)).toString()
+        : expo(value.toExponential(2));
+    } else text = sig(value);
+    return unit ? text + " " + unit : text;
+  }
+
+  function dark() {
+    var theme = document.documentElement.dataset.theme;
+    if (theme === "dark") return true;
+    if (theme === "light") return false;
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+
+  function readouts(figure, view) {
+    figure.querySelectorAll("output[data-readout]").forEach(function (out) {
+      var value = view.signal(out.dataset.readout);
+      out.dataset.value = String(value);
+      out.textContent = format(Number(value), out.dataset.kind, out.dataset.unit);
+    });
+  }
+
+  function wire(figure, view) {
+    figure.querySelectorAll(".setlab-control").forEach(function (control) {
+      var name = control.dataset.control, log = control.dataset.log === "1";
+      var integer = control.dataset.integer === "1";
+      var low = Number(control.dataset.low), high = Number(control.dataset.high);
+      var range = control.querySelector("input[type=range]");
+      var box = control.querySelector("input[type=number]");
+      function apply(value, from) {
+        if (!isFinite(value)) return;
+        value = Math.min(high, Math.max(low, value));
+        if (integer) value = Math.round(value);
+        if (from !== box) box.value = String(value);
+        if (from !== range) range.value = String(log ? Math.log10(value) : value);
+        view.signal(name, value).runAsync().then(function () { readouts(figure, view); });
+      }
+      range.addEventListener("input", function () {
+        var v = Number(range.value);
+        apply(log ? Math.pow(10, v) : v, range);
+      });
+      box.addEventListener("change", function () { apply(Number(box.value), box); });
+    });
+  }
+
+  function init(figure) {
+    var source = figure.querySelector("script.setlab-widget-spec");
+    if (!source || typeof vegaEmbed === "undefined") return;
+    var spec = JSON.parse(source.textContent);
+    var options = { actions: false, renderer: "svg", theme: dark() ? "dark" : undefined };
+    vegaEmbed(figure.querySelector(".setlab-widget-chart"), spec, options).then(function (result) {
+      figure.classList.add("setlab-widget-live");
+      wire(figure, result.view);
+      readouts(figure, result.view);
+      figure.dataset.ready = "1";
+    }).catch(function (error) {
+      figure.dataset.error = String(error);
+      console.error("setlab widget " + figure.id + ": " + error);
+    });
+  }
+
+  function start() { document.querySelectorAll("figure.setlab-widget").forEach(init); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,389 @@
+"""Interactive figures for the static book and JupyterLab: an Altair (Vega-Lite) chart whose
+parameters a reader moves, with the numbers it shows computed from the models.
+
+A widget is three things, each checked against the models by a test:
+
+- **controls** (:class:`Control`): the inputs, each a Vega-Lite parameter of the chart, shown on
+  the page as a slider *and* a number box (log-scaled sliders for quantities spanning decades);
+- **readouts** (:class:`Readout`): the outputs, each a Vega-Lite parameter computed by a Vega
+  expression over the controls, shown as text in ``<output data-readout="name"
+  data-value="…">`` elements a browser test can read. Each readout also carries ``model``, the
+  Python function of the book's models (or ``setlab calc``) that gives the same number: it fills
+  the text fallback and the initial text, and ``tests/test_widgets.py`` evaluates the Vega
+  expression with vl-convert's own Vega and compares it with ``model`` at every fallback setting;
+- a **text fallback**: a small table of the readouts at the default and a few other settings,
+  for readers without JavaScript (and for screen readers).
+
+Where a model cannot be written as a short expression (a step function such as jemalloc's size
+classes, a stored measurement to interpolate), compute it in Python at build time and ship it in
+the expression with :func:`step_expr` / :func:`interp_expr`: the browser only looks it up, and
+the caption says so (``source``).
+
+**Adding a widget.** In the chapter module (which may read ``setlab.lab`` and ``setlab.tools``)::
+
+    def calculator() -> Widget:
+        chart = alt.Chart(...).transform_calculate(y="... n ...")  # params referenced by name
+        return Widget(
+            "bloom", "Bloom calculator", chart,
+            controls=[Control("n", "items n", 1e6, 1e3, 1e10, log=True, integer=True)],
+            readouts=[Readout("m", "bits m", "ceil(-n*log(p)/(LN2*LN2))",
+                              model=lambda s: bloom.optimal_m(s["n"], s["p"]), kind="int")],
+            caption="…", source="formula (setlab.models.bloom)",
+            settings=[{"n": 1e6, "p": 0.01}, …],   # the text fallback's rows
+        )
+
+and on the page one cell, ``chapter.calculator()``. The parameters are added to the chart's
+top level here (do not declare them in Altair). In the built book (the ``setlab_vega`` Sphinx
+extension sets ``SETLAB_WIDGETS=static``) the widget is HTML that ``book/_static/setlab-widgets.js``
+brings to life with the Vega bundle served from ``_static`` (no CDN); in JupyterLab it is the
+Vega-Lite spec with the controls bound to Vega's own inputs (JupyterLab renders it offline).
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import json
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from setlab.core.units import format_bytes
+
+#: Where the built book says it renders widgets as static HTML (set by book/_ext/setlab_vega.py).
+STATIC_ENV = "SETLAB_WIDGETS"
+#: Vega-Lite's MIME type, which JupyterLab renders with its own (offline) Vega.
+VEGALITE_MIME = "application/vnd.vegalite.v5+json"
+#: How a readout's number is written: see :func:`format_value` (and setlab-widgets.js).
+KINDS = ("int", "bytes", "number", "percent", "rate")
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+Settings = Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Control:
+    """One input: a Vega-Lite parameter ``name`` in [``low``, ``high``], starting at ``value``.
+
+    ``log`` makes the slider move in powers of ten (the number box takes any value in range);
+    ``integer`` rounds what the reader types. ``unit`` is shown after the number box.
+    """
+
+    name: str
+    label: str
+    value: float
+    low: float
+    high: float
+    step: float | None = None
+    log: bool = False
+    integer: bool = False
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        _check_name(self.name)
+        if not self.low <= self.value <= self.high:
+            raise ValueError(
+                f"value of control {self.name!r} must be in [{self.low}, {self.high}], "
+                f"got {self.value!r}"
+            )
+        if self.log and self.low <= 0:
+            raise ValueError(f"a log control needs low > 0, got {self.low!r} for {self.name!r}")
+
+    def slider(self) -> tuple[float, float, float, float]:
+        """(min, max, step, value) of the slider, in log10 units when :attr:`log`."""
+        if self.log:
+            return (math.log10(self.low), math.log10(self.high), 0.01, math.log10(self.value))
+        step = self.step if self.step is not None else (1 if self.integer else "any")
+        return (self.low, self.high, step, self.value)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Readout:
+    """One output: the Vega expression ``expr`` over the controls, and ``model``, the Python
+    computation of the same number (from ``setlab.models`` or ``setlab.tools``), used for the text
+    fallback and checked against ``expr`` by the tests. ``kind`` is one of :data:`KINDS`."""
+
+    name: str
+    label: str
+    expr: str
+    model: Callable[[Settings], float]
+    kind: str = "number"
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        _check_name(self.name)
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+
+
+def format_value(value: float, kind: str, unit: str = "") -> str:
+    """A readout as the page writes it (setlab-widgets.js mirrors this): ``int`` with thousands
+    separators, ``bytes`` in binary units, ``percent`` a fraction as % with 3 significant
+    digits, ``rate`` a small probability (3 significant digits, exponent below 0.001),
+    ``number`` 3 significant digits."""
+    if not math.isfinite(value):
+        text = "—"
+    elif kind == "int":
+        text = f"{round(value):,}"
+    elif kind == "bytes":
+        text = format_bytes(value)
+    elif kind == "percent":
+        text = f"{_sig(value * 100)}%"
+    elif kind == "rate":
+        text = f"{value:.3g}" if value == 0 or value >= 1e-3 else f"{value:.2e}"
+    else:
+        text = _sig(value)
+    return f"{text} {unit}".strip()
+
+
+def _sig(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def step_expr(var: str, breaks: Sequence[float], values: Sequence[float]) -> str:
+    """A Vega expression for a step function of ``var`` computed in Python: ``values[i]`` for
+    ``breaks[i] <= var < breaks[i+1]`` (``values[0]`` below ``breaks[0]`` too). A balanced tree
+    of comparisons, so a few hundred steps stay shallow."""
+    if len(breaks) != len(values) or not breaks:
+        raise ValueError(f"breaks and values must have one equal, non-zero length; "
+                         f"got {len(breaks)} and {len(values)}")  # fmt: skip
+
+    def tree(lo: int, hi: int) -> str:
+        if hi - lo == 1:
+            return _num(values[lo])
+        mid = (lo + hi) // 2
+        return f"({var} < {_num(breaks[mid])} ? {tree(lo, mid)} : {tree(mid, hi)})"
+
+    return tree(0, len(breaks))
+
+
+def interp_expr(var: str, xs: Sequence[float], ys: Sequence[float], *, log: bool = True) -> str:
+    """A Vega expression interpolating stored points ``(xs, ys)`` at ``var``: piecewise linear
+    in log–log space when ``log`` (measurements spanning decades), clamped to the first and last
+    point outside the range. Python's twin is :func:`interpolate`."""
+    if len(xs) != len(ys) or len(xs) < 2 or list(xs) != sorted(xs):
+        raise ValueError("xs must be increasing and as long as ys (at least 2 points)")
+    f = (lambda v: f"log({v})") if log else (lambda v: v)
+    pieces = []
+    for (x0, y0), (x1, y1) in zip(zip(xs, ys, strict=True), zip(xs[1:], ys[1:], strict=True),
+                                  strict=False):  # fmt: skip
+        a0, a1 = (math.log(x0), math.log(x1)) if log else (x0, x1)
+        b0, b1 = (math.log(y0), math.log(y1)) if log else (y0, y1)
+        slope = (b1 - b0) / (a1 - a0)
+        line = f"{_num(b0)} + {_num(slope)} * ({f(var)} - {_num(a0)})"
+        pieces.append((x1, f"exp({line})" if log else line))
+    expr = _num(ys[-1])
+    for x1, piece in reversed(pieces):
+        expr = f"({var} <= {_num(x1)} ? {piece} : {expr})"
+    return f"({var} <= {_num(xs[0])} ? {_num(ys[0])} : {expr})"
+
+
+def interpolate(x: float, xs: Sequence[float], ys: Sequence[float], *, log: bool = True) -> float:
+    """:func:`interp_expr` in Python: ``ys`` at ``x``, linear in log–log space when ``log``."""
+    if x <= xs[0]:
+        return float(ys[0])
+    if x >= xs[-1]:
+        return float(ys[-1])
+    i = bisect.bisect_left(xs, x)
+    x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+    if log:
+        t = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
+        return math.exp(math.log(y0) + t * (math.log(y1) - math.log(y0)))
+    return y0 + (x - x0) * (y1 - y0) / (x1 - x0)
+
+
+def _num(x: float) -> str:
+    return repr(float(x)) if not float(x).is_integer() or abs(x) >= 2**53 else str(int(x))
+
+
+def _check_name(name: str) -> None:
+    if not _NAME.match(name):
+        raise ValueError(f"a widget parameter name must match {_NAME.pattern}, got {name!r}")
+
+
+@dataclass
+class Widget:
+    """An interactive figure: ``chart`` (Altair, referring to the controls and readouts by name)
+    plus its controls, readouts, caption, ``source`` (formula / grid computed at build time /
+    stored measurement, said in the caption) and the ``settings`` of its text fallback (the
+    defaults first)."""
+
+    slug: str
+    title: str
+    chart: Any
+    controls: Sequence[Control]
+    readouts: Sequence[Readout]
+    caption: str
+    source: str
+    settings: Sequence[Settings] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not re.match(r"^[a-z0-9-]+$", self.slug):
+            raise ValueError(f"slug must be lowercase letters, digits and '-', got {self.slug!r}")
+        names = [c.name for c in self.controls] + [r.name for r in self.readouts]
+        if len(set(names)) != len(names):
+            raise ValueError(f"widget {self.slug!r}: parameter names repeat: {names}")
+
+    @property
+    def defaults(self) -> dict[str, float]:
+        """The controls' starting values."""
+        return {c.name: c.value for c in self.controls}
+
+    def rows(self) -> list[dict[str, float]]:
+        """The fallback's settings with every readout computed by its model, defaults first."""
+        rows = []
+        for setting in [self.defaults, *self.settings]:
+            full = {**self.defaults, **setting}
+            if full in rows:
+                continue
+            rows.append(full)
+        return [{**s, **{r.name: r.model(s) for r in self.readouts}} for s in rows]
+
+    def spec(self, *, bind: bool = False) -> dict[str, Any]:
+        """The Vega-Lite spec: the chart with the controls and readouts as top-level params.
+
+        ``bind`` adds Vega's own inputs (for JupyterLab); the book binds its own."""
+        spec = self.chart.to_dict()
+        params = [p for p in spec.get("params", []) if p.get("name") not in self._names()]
+        for c in self.controls:
+            param: dict[str, Any] = {"name": c.name, "value": c.value}
+            if bind:
+                lo, hi = (c.low, c.high)
+                param["bind"] = {"input": "number" if c.log else "range", "name": c.label}
+                if not c.log:
+                    param["bind"].update(min=lo, max=hi, step=c.slider()[2])
+            params.append(param)
+        params += [{"name": r.name, "expr": r.expr} for r in self.readouts]
+        spec["params"] = params
+        spec.setdefault("background", None)
+        return spec
+
+    def _names(self) -> set[str]:
+        return {c.name for c in self.controls} | {r.name for r in self.readouts}
+
+    def html(self) -> str:
+        """The widget as HTML for the static book: controls, readouts (initial values from the
+        models), the chart's place, the spec as JSON, and the text fallback."""
+        wid = f"widget-{self.slug}"
+        defaults = self.rows()[0]
+        controls = "\n".join(_control_html(wid, c) for c in self.controls)
+        readouts = "\n".join(
+            f'<div class="setlab-readout"><dt>{html.escape(r.label)}</dt><dd>'
+            f'<output id="{wid}-{r.name}" data-readout="{r.name}" data-kind="{r.kind}" '
+            f'data-unit="{html.escape(r.unit)}" data-value="{defaults[r.name]!r}">'
+            f"{html.escape(format_value(defaults[r.name], r.kind, r.unit))}</output></dd></div>"
+            for r in self.readouts
+        )
+        spec = json.dumps(self.spec(), separators=(",", ":")).replace("</", "<\\/")
+        return (
+            f'<figure class="setlab-widget" id="{wid}" data-widget="{self.slug}">\n'
+            f'<div class="setlab-widget-title">{html.escape(self.title)}</div>\n'
+            f'<div class="setlab-widget-controls">\n{controls}\n</div>\n'
+            f'<dl class="setlab-widget-readouts">\n{readouts}\n</dl>\n'
+            f'<div class="setlab-widget-chart" role="img" '
+            f'aria-label="{html.escape(self.title)}: {html.escape(self.caption)}"></div>\n'
+            f'<script type="application/json" class="setlab-widget-spec">{spec}</script>\n'
+            f"<figcaption>{html.escape(self.caption)} <em>Numbers: "
+            f"{html.escape(self.source)}.</em></figcaption>\n"
+            f"{self.fallback_html()}\n</figure>"
+        )
+
+    def fallback_html(self) -> str:
+        """The text fallback: one row per setting, controls then readouts."""
+        head = "".join(f"<th>{html.escape(c.label)}</th>" for c in self.controls)
+        head += "".join(f"<th>{html.escape(r.label)}</th>" for r in self.readouts)
+        body = []
+        for row in self.rows():
+            cells = [_control_text(c, row[c.name]) for c in self.controls]
+            cells += [format_value(row[r.name], r.kind, r.unit) for r in self.readouts]
+            body.append("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in cells) + "</tr>")
+        return (
+            '<details class="setlab-widget-fallback"><summary>The same numbers as text, '
+            "at the default and a few other settings</summary>\n<table>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></details>"
+        )
+
+    def text(self) -> str:
+        """Plain text of the fallback table (what ``text/plain`` shows)."""
+        lines = [self.title]
+        for row in self.rows():
+            parts = [f"{c.name}={_control_text(c, row[c.name])}" for c in self.controls]
+            parts += [f"{r.label}: {format_value(row[r.name], r.kind, r.unit)}"
+                      for r in self.readouts]  # fmt: skip
+            lines.append("  " + "; ".join(parts))
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """HTML in the built book; in JupyterLab the Vega-Lite spec with bound inputs."""
+        if os.environ.get(STATIC_ENV) == "static":
+            return {"text/html": self.html(), "text/plain": self.text()}
+        return {VEGALITE_MIME: self.spec(bind=True), "text/plain": self.text()}
+
+
+def _control_text(c: Control, value: float) -> str:
+    text = f"{round(value):,}" if c.integer else f"{value:g}"
+    return f"{text} {c.unit}".strip()
+
+
+def _control_html(wid: str, c: Control) -> str:
+    lo, hi, step, value = c.slider()
+    ident = f"{wid}-{c.name}"
+    number_step = "1" if c.integer else (str(c.step) if c.step is not None else "any")
+    return (
+        f'<div class="setlab-control" data-control="{c.name}" data-log="{int(c.log)}" '
+        f'data-integer="{int(c.integer)}" data-low="{c.low!r}" data-high="{c.high!r}">'
+        f'<label for="{ident}">{html.escape(c.label)}</label>'
+        f'<input type="range" aria-label="{html.escape(c.label)} (slider)" min="{lo!r}" '
+        f'max="{hi!r}" step="{step}" value="{value!r}">'
+        f'<input type="number" id="{ident}" min="{c.low!r}" max="{c.high!r}" '
+        f'step="{number_step}" value="{_plain(c.value, c.integer)}">'
+        f'<span class="setlab-unit">{html.escape(c.unit)}</span></div>'
+    )
+
+
+def _plain(value: float, integer: bool) -> str:
+    return str(round(value)) if integer else repr(float(value))
+
+
+def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
+    """Every readout of ``widget`` at ``settings``, computed by Vega itself (vl-convert's
+    embedded Vega, the same engine the page runs), for tests that compare them with the
+    readouts' models. Unknown controls are an error; missing ones take their defaults."""
+    import vl_convert
+
+    unknown = set(settings) - set(widget.defaults)
+    if unknown:
+        raise ValueError(f"settings name no control of {widget.slug!r}: {sorted(unknown)}")
+    values = {**widget.defaults, **settings}
+    params: list[dict[str, Any]] = [{"name": c.name, "value": values[c.name]}
+                                    for c in widget.controls]  # fmt: skip
+    params += [{"name": r.name, "expr": r.expr} for r in widget.readouts]
+    joined = " + '|' + ".join(f"('' + {r.name})" for r in widget.readouts)
+    spec = {
+        "params": params,
+        "data": {"values": [{}]},
+        "transform": [{"calculate": joined, "as": "out"}],
+        "mark": "text",
+        "encoding": {"text": {"field": "out", "type": "nominal"}},
+    }
+    texts: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("marktype") == "text":
+                texts.extend(str(item["text"]) for item in node.get("items", []))
+                return
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(vl_convert.vegalite_to_scenegraph(spec))
+    if len(texts) != 1:
+        raise RuntimeError(f"expected one text mark from Vega, got {texts!r}")
+    parts = texts[0].split("|")
+    return {r.name: float(v) for r, v in zip(widget.readouts, parts, strict=True)}
