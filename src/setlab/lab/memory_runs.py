@@ -19,11 +19,13 @@ from functools import cache
 from typing import Any, Literal
 
 import numpy as np
+from redis.exceptions import RedisError
 
 from setlab.core.validate import check_int
 from setlab.lab import reference
 from setlab.lab.backend import Lab
 from setlab.models import bitmap, hashed_offsets
+from setlab.models.allocator import QUANTUM
 from setlab.models.redis_memory import (
     GROWTH_KINDS,
     KeyCost,
@@ -123,6 +125,24 @@ def measure(lab: Lab, key: str) -> Measured:
     if not lab.is_real:
         return Measured(None, None, size)
     return Measured(int(r.memory_usage(key, samples=0)), _text(r.object("encoding", key)), size)
+
+
+def jemalloc_build(r: Any) -> str | None:
+    """Which jemalloc build a server's allocator is (:mod:`setlab.models.allocator`), from the
+    "Quantum size" line of ``MEMORY MALLOC-STATS``: 16 → ``"debian"``, 8 → ``"bundled"``.
+
+    ``r`` is a redis-py client. ``None`` when the server does not say (another allocator, an ACL
+    that denies MEMORY, the embedded fakeredis).
+    """
+    try:
+        stats = _text(r.execute_command("MEMORY", "MALLOC-STATS"))
+    except RedisError:  # an unknown command, an ACL, another allocator: cannot tell
+        return None
+    for line in stats.splitlines():
+        if line.strip().lower().startswith("quantum size:"):
+            quantum = int(line.split(":", 1)[1])
+            return {q: name for name, q in QUANTUM.items()}.get(quantum)
+    return None
 
 
 def intset_switch_point(lab: Lab, key: str, max_intset_entries: int) -> int | None:

