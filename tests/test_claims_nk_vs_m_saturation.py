@@ -61,3 +61,37 @@ def test_the_plans_simulation_agrees_with_the_formula():
     plan = chapter.plan()
     expected = _p(plan.per_container, 2**17, 15)
     assert abs(plan.simulated - expected) < 4 * math.sqrt(expected * (1 - expected) / 200_000)
+
+
+def test_seed_002_container_arithmetic_holds():
+    claim = _claim("002-container-arith")
+    assert claim.verdict is Verdict.CORRECT
+    assert round(2e9 / 65536) == 30518 and 2**17 == 131072 > 0 and 15 * 30000 == 450000
+    assert "30,518" in claim.our_figure() and "131,072" in claim.our_figure()
+
+
+def test_two_to_the_sixteen_is_not_65525():
+    claim = _claim("002-2-16-65525")
+    assert claim.verdict is Verdict.WRONG and 1 << 16 == 65536 != 65525
+    assert "65,536" in claim.our_figure()
+
+
+def test_doubling_800_million_is_1_6_billion_not_2():
+    claim = _claim("002-doubled-20yi")
+    assert claim.verdict is Verdict.IMPRECISE
+    assert 2 * 800_000_000 == 1_600_000_000 < 2_000_000_000
+    assert "1,600,000,000" in claim.our_figure()
+
+
+def test_one_in_six_is_the_reciprocal_of_the_overfill_rate():
+    claim = _claim("003-one-in-six")
+    m = math.ceil(-1e8 * math.log(0.01) / math.log(2) ** 2)
+    assert round(1 / _p(2e8, m, 7)) == 6 and claim.verdict is Verdict.CORRECT
+
+
+def test_reserving_150_million_still_overfills_at_the_200_million_peak():
+    claim = _claim("003-reserve-1.5x")
+    m = math.ceil(-1.5e8 * math.log(0.01) / math.log(2) ** 2)
+    rate = _p(2e8, m, 7)
+    assert 0.01 < rate < 0.157  # better than 15.7%, still well past the 1% it was sized for
+    assert f"{rate:.2%}" in claim.our_figure() and claim.verdict is Verdict.IMPRECISE

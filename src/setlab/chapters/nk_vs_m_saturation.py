@@ -266,6 +266,71 @@ FIGURES.claim(
 )  # fmt: skip
 
 
+# -- the rest of seed 002 §6–7 and seed 003 坑一 (every seed sentence) ---------------------------
+
+#: Seed 002 §6: "8 亿, 预留一倍空间 → 20 亿"; seed 003 坑一: BF.RESERVE key 0.01 150000000.
+SEED_002_PLANNED, SEED_003_RESERVE = 2_000_000_000, 150_000_000
+FIGURES.add("nk-doubled", lambda: f"{int(2 * SEED_002_REAL):,}")
+FIGURES.add("nk-2-16", lambda: format_count(2**16))
+FIGURES.add("nk-2-17", lambda: format_count(2**17))
+FIGURES.add("nk-15n", lambda: format_count(15 * (SEED_002_PLANNED / 2**16)))
+FIGURES.add("nk-one-in", lambda: f"{1 / bloom.fpr(SEED_003_FILLED, overfill_bits(), 7):.1f}")
+
+
+def _reserve_bits() -> int:
+    """Bits of a fixed filter for 1.5 × 10^8 items at 1% (the formula m = -n ln p / ln² 2)."""
+    return math.ceil(-SEED_003_RESERVE * math.log(SEED_003_P) / LN2**2)
+
+
+FIGURES.add(
+    "nk-reserve-over",
+    lambda: format_rate(bloom.fpr(SEED_003_FILLED, _reserve_bits(), SEED_003_K)),
+)
+
+FIGURES.claim(
+    "002-container-arith", "002", "§6",
+    "2 × 10^9 items over 2^16 containers is about 3w each; 2^17 bits hold 13w; 15 hashes × 3w "
+    "= 45w bit writes into one container.",
+    "3w, 13w, 45w",
+    "{nk-plan-n} a container, 2^17 = {nk-2-17} bits, 15 × n = {nk-15n}",
+    Verdict.CORRECT,
+    "The arithmetic holds; 45w writes into 13w bits is why the plan fails.",
+)  # fmt: skip
+FIGURES.claim(
+    "002-2-16-65525", "002", "§6–7",
+    "2^16 = 65525 containers (and later 65535).",
+    "65525 / 65535",
+    "2^16 = {nk-2-16}",
+    Verdict.WRONG,
+    "A typo, twice: 2^16 is {nk-2-16}; the per-container load uses the right value.",
+)  # fmt: skip
+FIGURES.claim(
+    "002-doubled-20yi", "002", "§6",
+    "8 × 10^8 openids with room for as many again gives a 2 × 10^9 filter.",
+    "20 亿",
+    "8 × 10^8 doubled is {nk-doubled}",
+    Verdict.IMPRECISE,
+    "Doubling gives {nk-doubled}; the plan rounds it up to 2 × 10^9.",
+)  # fmt: skip
+FIGURES.claim(
+    "003-one-in-six", "003", "坑一",
+    "At 15.7% one device in six is wrongly taken for one already reached.",
+    "1 in 6",
+    "1 in {nk-one-in}",
+    Verdict.CORRECT,
+    "1 / 15.7% rounds to 6.",
+)  # fmt: skip
+FIGURES.claim(
+    "003-reserve-1.5x", "003", "坑一",
+    "Set capacity to at least 1.5× the peak: the third argument of BF.RESERVE key 0.01 "
+    "150000000.",
+    "1.5× peak, 150000000",
+    "capacity is that argument, but 2 × 10^8 in a fixed 1.5 × 10^8 filter gives "
+    "{nk-reserve-over}",
+    Verdict.IMPRECISE,
+    "1.5 × 10^8 is 1.5× the old capacity, not 1.5× the 2 × 10^8 peak the seed just met.",
+)  # fmt: skip
+
 # -- plots --------------------------------------------------------------------------------------
 
 #: The designs of the fill-curve figure: label → (items per container or filter, bits, hashes).
