@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from setlab.chapters import bloom_basics
 from setlab.render.claims import Claim, Verdict
@@ -19,9 +20,10 @@ def _p(n: float, m: float, k: int) -> float:
     return (1 - math.exp(-k * n / m)) ** k
 
 
-def test_the_chapter_checks_exactly_its_three_claims():
+def test_the_chapter_checks_exactly_its_claims():
     assert {c.id for c in bloom_basics.FIGURES.claims} == {
         "002-30pct-misses", "002-error-k-m", "004-java-bloom-works",
+        "002-one-lookup", "004-java-constructor", "004-1e6-bits-small", "004-murmur-variants",
     }  # fmt: skip
 
 
@@ -68,3 +70,46 @@ def test_the_scaled_down_run_lets_strangers_through_at_about_the_target_rate():
     sd = math.sqrt(run.misses * 0.01 * 0.99)
     assert abs(run.misses_through - 0.01 * run.misses) < 4 * sd
     assert run.members_found == 1.0
+
+
+def test_a_check_probes_one_bit_per_hash_function():
+    claim = _claim("002-one-lookup")
+    k = round(-math.log2(0.001))  # the optimal k for 0.1%: log2(1/p)
+    assert claim.verdict is Verdict.IMPRECISE and claim.our_figure().startswith(f"k probes: {k} ")
+
+
+def test_the_java_constructor_is_called_with_one_argument_too_many():
+    import re
+
+    claim = _claim("004-java-constructor")
+    declared = re.search(r"\((.*)\)", bloom_basics.SEED_004_DECLARED).group(1).count(",") + 1
+    passed = re.search(r"\((.*)\)", bloom_basics.SEED_004_CALL).group(1).count(",") + 1
+    assert (declared, passed) == (3, 4) and claim.verdict is Verdict.WRONG
+
+
+@pytest.mark.live
+def test_a_million_bit_bitmap_costs_what_memory_usage_says(redis_server):
+    from setlab.core.units import format_bytes
+
+    claim = _claim("004-1e6-bits-small")
+    client = redis_server.client()
+    client.setbit("setlab:test:1e6-bits", 10**6 - 1, 1)
+    try:
+        usage = client.memory_usage("setlab:test:1e6-bits", samples=0)
+    finally:
+        client.delete("setlab:test:1e6-bits")
+    assert 125_000 < usage < 140_000 and claim.verdict is Verdict.CORRECT
+    assert claim.our_figure() == f"{format_bytes(usage)} MEMORY USAGE"
+
+
+def test_both_murmur3_variants_run_here_and_differ():
+    import mmh3
+
+    claim = _claim("004-murmur-variants")
+    data = bloom_basics.SEED_004_UUID
+    x86 = mmh3.hash(data, 0, signed=False)
+    h1 = int.from_bytes(
+        mmh3.hash128(data, 0, x64arch=True, signed=False).to_bytes(16, "little")[:8], "little"
+    )
+    assert f"{x86:#010x}" in claim.our_figure() and f"{h1:#018x}" in claim.our_figure()
+    assert claim.verdict is Verdict.IMPRECISE

@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, TypeVar
 
+import numpy as np
+
 from setlab.chapters import nk_vs_m_saturation as nk
+from setlab.core.hashing import murmur3_32_rows, murmur3_x64_128_rows
 from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
 from setlab.lab.bloom_filter import LookupRun, Seed004Check, openid_lookups, seed004_check
-from setlab.models import bloom
+from setlab.models import bitmap, bloom
 from setlab.models.bloom import format_rate
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 from setlab.render.claims import Figures, Verdict
@@ -183,4 +186,65 @@ FIGURES.claim(
     Verdict.WRONG,
     "Its 'hash functions' are random numbers drawn once and never look at the element: every add "
     "sets the same bits.",
+)  # fmt: skip
+
+
+# -- the rest of seed 002's intro and seed 004 §3–4 (every seed sentence) ------------------------
+
+#: Seed 004 §3: the constructor the Java class declares, and the call its test makes.
+SEED_004_DECLARED = "public BloomFilter(String filterKey, int size, int numHashFunctions)"
+SEED_004_CALL = 'new BloomFilter(redisTemplate, "bloomFilter", 10000, 3)'
+#: Seed 004 §4's example input: a UUID string (36 bytes).
+SEED_004_UUID = b"123e4567-e89b-12d3-a456-426614174000"
+
+
+def _arguments(signature: str) -> int:
+    return len(signature[signature.index("(") + 1 : signature.rindex(")")].split(","))
+
+
+def _murmur_both() -> str:
+    row = np.frombuffer(SEED_004_UUID, dtype=np.uint8)[None, :]
+    h1 = int(murmur3_x64_128_rows(row)[0][0])
+    return f"x86_32 {int(murmur3_32_rows(row)[0]):#010x}, x64_128 [0] {h1:#018x}"
+
+
+FIGURES.add("bb-java-declared", lambda: str(_arguments(SEED_004_DECLARED)))
+FIGURES.add("bb-java-passed", lambda: str(_arguments(SEED_004_CALL)))
+FIGURES.add("bb-k-probes", lambda: str(bloom.size_for(SEED_002_MEMBERS, 0.001).k))
+FIGURES.add("bb-1e6-usage", lambda: format_bytes(bitmap.first_setbit_memory_usage(10**6 - 1)))
+FIGURES.add("bb-murmur-both", _murmur_both)
+
+FIGURES.claim(
+    "002-one-lookup", "002", "intro",
+    "A membership check needs only one lookup in the bit array, not a walk over the set.",
+    "one lookup",
+    "k probes: {bb-k-probes} GETBITs for 8 × 10^8 openids at 0.1%",
+    Verdict.IMPRECISE,
+    "No walk over the set, right; but one probe per hash function, each a GETBIT unless they are "
+    "pipelined or scripted.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-java-constructor", "004", "§3",
+    "The test builds the filter with new BloomFilter(redisTemplate, \"bloomFilter\", 10000, 3).",
+    "4 arguments",
+    "declared with {bb-java-declared} parameters, called with {bb-java-passed}",
+    Verdict.WRONG,
+    "The class does not compile as printed: the constructor takes no RedisTemplate.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-1e6-bits-small", "004", "§3",
+    "A compact bitmap of 1,000,000 bits needs very little memory.",
+    "very little",
+    "{bb-1e6-usage} MEMORY USAGE",
+    Verdict.CORRECT,
+    "10^6 bits are 125,000 bytes; the allocator class adds a few KiB.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-murmur-variants", "004", "§4",
+    "Murmur3 hash_x86_32 is the hash for 32-bit machines and hash_x64_128 for 64-bit ones.",
+    "x86_32 on 32-bit, x64_128 on 64-bit",
+    "both run anywhere, different values: {bb-murmur-both}",
+    Verdict.IMPRECISE,
+    "The names say which CPU each is fast on; they are two different hashes (32 and 128 bits), "
+    "so a filter must keep one.",
 )  # fmt: skip
