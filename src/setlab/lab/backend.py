@@ -24,6 +24,7 @@ import re
 import secrets
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -409,8 +410,8 @@ def connect(
         chapter: the chapter slug; keys go under ``setlab:<chapter>:``.
         backend: ``auto`` (default, or ``$SETLAB_BACKEND``), ``live`` or ``fake``.
         user: classroom namespace. Defaults to ``$SETLAB_USER``; on a server setlab did not
-            start (``REDIS_URL``) it falls back to the login name, so students sharing one
-            server never see each other's keys.
+            start (``REDIS_URL``) it falls back to the ACL user name in the URL, then to the
+            login name, so students sharing one server never see each other's keys.
         allow_big: allow big allocations on a server setlab did not start (default:
             ``$SETLAB_ALLOW_BIG``).
         big_bytes: what counts as big, in bytes (default 64 MiB).
@@ -461,9 +462,26 @@ def _cleanup_quietly(lab: Lab) -> None:
 
 
 def default_user(where: str) -> str | None:
-    """The classroom namespace for a backend: ``$SETLAB_USER``, else the login name on a shared
-    server (``where == "url"``), else none (the lab's own server holds nobody else's keys)."""
-    return os.environ.get(USER_ENV) or (_login_name() if where == "url" else None)
+    """The classroom namespace for a backend: ``$SETLAB_USER``; else, on a shared server
+    (``where == "url"``), the ACL user name in ``REDIS_URL`` (``redis://ana:…@host`` → ``ana``,
+    the name a classroom's key pattern ``~setlab:@ana:*`` is written for) or the login name;
+    else none (the lab's own server holds nobody else's keys)."""
+    if os.environ.get(USER_ENV):
+        return os.environ[USER_ENV]
+    if where != "url":
+        return None
+    return url_user(os.environ.get(URL_ENV, "")) or _login_name()
+
+
+def url_user(url: str) -> str | None:
+    """The ACL user name in a Redis URL, if it names one that can be a namespace: not
+    ``default`` (Redis's password-only user) and 1-64 letters, digits, ``_ . -``."""
+    try:
+        name = urllib.parse.urlsplit(url).username
+    except ValueError:
+        return None
+    name = urllib.parse.unquote(name or "")
+    return name if name != "default" and _NAME.match(name) else None
 
 
 def _login_name() -> str:

@@ -82,6 +82,12 @@ def translate(exc: Exception, where: str, command: str, namespace: str) -> Excep
             f"under {namespace} and deletes it with lab.cleanup(); run with a smaller "
             "SETLAB_SCALE, or on a private server (unset REDIS_URL)."
         )
+    if isinstance(exc, redis.exceptions.NoPermissionError) and "of the keys" in str(exc):
+        return PermissionDenied(
+            f"Redis at {where} denies {cmd} to this user on a key outside its ACL key pattern "
+            f"(ACL: {_short(exc)}). setlab writes under {namespace or 'setlab:'}; if your "
+            "pattern does not cover that, set SETLAB_USER to the name in it (~setlab:@<name>:*)."
+        )
     if isinstance(exc, redis.exceptions.NoPermissionError):
         return PermissionDenied(
             f"Redis at {where} denies {cmd} to this user (ACL: {_short(exc)}). Where a figure "

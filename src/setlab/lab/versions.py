@@ -37,6 +37,9 @@ from setlab.lab.server import ServerError, binary_version
 #: the oldest Redis the models describe (major, minor)
 MINIMUM: tuple[int, int] = (7, 0)
 
+#: a module's version when the ACL hides MODULE LIST but the module answers its commands
+HIDDEN_VERSION = "(version hidden by the ACL)"
+
 #: what differs on an older server, in the words of every message below
 DIFFERENCES = (
     "encodings (ziplist, not listpack, for small hashes, lists and sorted sets), "
@@ -113,8 +116,10 @@ def probe(client: redis.Redis, namespace: str) -> dict[str, Any]:
     this user ask (INFO, MODULE LIST and MEMORY USAGE may each be denied).
 
     Returns the lab's facts: ``version`` (a tuple, empty if hidden), ``allocator``, ``modules``
-    (name → version), ``has_bloom`` and ``has_memory_usage``. ``namespace`` is where the
-    ``MEMORY USAGE`` probe looks (a key that does not exist, so nothing is written).
+    (name → version; RedisBloom found by ``BF.EXISTS`` when ``MODULE LIST`` is denied, its
+    version then :data:`HIDDEN_VERSION`), ``has_bloom`` and ``has_memory_usage``.
+    ``namespace`` is where the ``BF.EXISTS`` and ``MEMORY USAGE`` probes look (a key that does
+    not exist, so nothing is written).
     """
     try:
         info = client.info("server")
@@ -134,6 +139,12 @@ def probe(client: redis.Redis, namespace: str) -> dict[str, Any]:
             entry = {_text(k): v for k, v in entry.items()}
             ver = int(entry.get("ver", 0))
             modules[_text(entry["name"])] = f"{ver // 10000}.{ver // 100 % 100}.{ver % 100}"
+    except PermissionDenied:  # MODULE LIST is @dangerous: ask RedisBloom itself instead
+        try:
+            client.execute_command("BF.EXISTS", namespace + "probe:no-such-key", "x")
+            modules["bf"] = HIDDEN_VERSION
+        except redis.exceptions.ResponseError:  # unknown command: no RedisBloom
+            pass
     except redis.exceptions.ResponseError:
         pass
     try:

@@ -1,0 +1,288 @@
+"""A classroom Redis: one ACL user per participant, each confined to its own namespace.
+
+A class shares one Redis 7 (a VM, or the instructor's laptop on the room's network). Isolation
+is enforced by the server, not by convention: every participant logs in as their own ACL user
+whose key pattern covers only their namespace (``setlab:@<name>:*``, the prefix
+:func:`setlab.connect` writes under for that user), so participant A's client cannot read,
+write or delete B's keys, and no participant can run the commands that reach across everybody.
+
+The rules one participant gets (``ACL SETUSER <name> …``, see :func:`acl_rules`):
+
+- ``reset on >(generated password)``: only these rules, enabled, one password made with
+  :mod:`secrets` (never typed into a command line or a log);
+- ``~setlab:@<name>:*``: keys of the participant's namespace only (every key command, every
+  key a Lua script touches, every database);
+- ``resetchannels``: no Pub/Sub channel (the book uses none);
+- ``+@all -@dangerous``: every command but Redis's ``@dangerous`` category — in 7.0 that is
+  ``INFO``, ``CONFIG``, ``KEYS``, ``FLUSHALL``, ``FLUSHDB``, ``SWAPDB``, ``SHUTDOWN``,
+  ``DEBUG``, ``MONITOR``, ``MODULE``, ``ACL`` (but ``WHOAMI``/``CAT``), ``CLIENT
+  KILL|LIST|PAUSE|…``, ``SLOWLOG``, ``LATENCY``, ``SAVE``/``BGSAVE``, ``REPLICAOF``,
+  ``MIGRATE``, ``RESTORE``, ``SORT``, ``ROLE``, … (``ACL CAT dangerous`` lists them all);
+- minus :data:`EXTRA_DENIED`: commands outside ``@dangerous`` that still act on everybody
+  (``RANDOMKEY`` shows another participant's key name; ``SCRIPT FLUSH|KILL`` and the
+  ``FUNCTION`` management commands change what every client's scripts see).
+
+``MEMORY USAGE`` stays allowed (``@read``, checked against the key pattern), so the chapters
+measure their own keys live; ``INFO`` is denied, so a participant's setlab cannot see the
+server's headroom and keeps its keys under :data:`setlab.lab.guard.BLIND_BUDGET`, and figures
+that need ``INFO`` show the stored reference run with the reason. One thing an ACL cannot hide:
+``SCAN`` lists every key *name* in the database (values stay unreadable); the names say only
+which participant ran which chapter.
+
+The instructor's side: :func:`configure` creates the users on a server the instructor
+administers, :func:`write_csv` writes each participant's ``REDIS_URL`` for the instructor (file
+mode 0600), and :func:`usage` is the monitor: who is connected, and how much memory each
+namespace holds (``MEMORY USAGE`` summed over ``SCAN``).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+from setlab.core.secrets import redact
+from setlab.lab.backend import ROOT, user_prefix
+from setlab.lab.server import RedisServer
+
+#: commands outside ``@dangerous`` that a participant still must not run: they reach across
+#: every participant (a key name from anywhere, the shared script cache, server functions)
+EXTRA_DENIED = (
+    "randomkey",
+    "script|flush",
+    "script|kill",
+    "function|flush",
+    "function|delete",
+    "function|load",
+    "function|restore",
+    "function|kill",
+)
+#: bytes of randomness in a generated password (``secrets.token_urlsafe``: 24 URL-safe chars)
+PASSWORD_BYTES = 18
+#: the command rules after the key pattern (see the module docstring)
+_COMMAND_RULES = ("resetchannels", "+@all", "-@dangerous", *(f"-{c}" for c in EXTRA_DENIED))
+_RESERVED = {"default"}  # Redis's own user: the instructor's login, never a participant
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def acl_rules(name: str) -> list[str]:
+    """The ``ACL SETUSER`` rules of participant ``name``, without the password rule.
+
+    ``name`` must be a valid namespace user (1-64 letters, digits, ``_ . -``, not ``default``).
+    """
+    _check_names([name])
+    return ["reset", "on", f"~{user_prefix(name)}*", *_COMMAND_RULES]
+
+
+def rules_text() -> str:
+    """The rules every participant gets, for people: ``on >(password) ~setlab:@<name>:* …``."""
+    return " ".join(["on", ">(generated password)", f"~{ROOT}:@<name>:*", *_COMMAND_RULES])
+
+
+def participant_users(admin: redis.Redis) -> list[str]:
+    """The ACL users on ``admin``'s server that are classroom participants: those whose only
+    key pattern is their own namespace (``~setlab:@<name>:*``), as :func:`configure` makes them.
+    Any other user (the instructor, an application's account) is never listed."""
+    found = []
+    for user in sorted(_text(u) for u in admin.execute_command("ACL", "USERS")):
+        if user in _RESERVED or not _NAME.match(user):
+            continue
+        info = admin.acl_getuser(user)
+        keys = [_text(k) for k in (info or {}).get("keys", [])]
+        if keys == [f"~{user_prefix(user)}*"]:
+            found.append(user)
+    return found
+
+
+def generate_password() -> str:
+    """A new password: 24 URL-safe characters from :func:`secrets.token_urlsafe` (144 bits)."""
+    return secrets.token_urlsafe(PASSWORD_BYTES)
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One participant's login: their ACL user (also their namespace) and password."""
+
+    name: str
+    password: str = field(repr=False)
+
+    def url(self, host: str, port: int) -> str:
+        """The ``REDIS_URL`` to give this participant: ``redis://<name>:<password>@host:port/0``
+        (the password is URL-safe, so it needs no quoting)."""
+        where = f"[{host}]" if ":" in host else host
+        return f"redis://{self.name}:{self.password}@{where}:{port}/0"
+
+
+def _check_names(names: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    for name in names:
+        if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
+            raise ValueError(
+                f"participant name must be 1-64 letters, digits, '_', '.', '-' starting with a "
+                f"letter or digit, and not 'default' (it becomes the ACL user and the key "
+                f"prefix setlab:@<name>:); got {name!r}"
+            )
+        if name in seen:
+            raise ValueError(f"participant name {name!r} is given twice")
+        seen.add(name)
+    return list(names)
+
+
+def read_names(text: str) -> list[str]:
+    """Participant names from a text (one per line, or separated by commas or spaces; ``#``
+    starts a comment), validated and in order."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str of names; got {type(text).__name__}")
+    names = []
+    for line in text.splitlines():
+        names += [n for n in re.split(r"[\s,;]+", line.split("#", 1)[0]) if n]
+    if not names:
+        raise ValueError("no participant names given")
+    return _check_names(names)
+
+
+def configure(admin: redis.Redis, names: Iterable[str]) -> list[Participant]:
+    """Create (or re-create, with a new password) one ACL user per name on ``admin``'s server.
+
+    ``admin`` must be allowed ``ACL SETUSER``. Each user gets :func:`acl_rules` and a fresh
+    :func:`generate_password`; Redis keeps only its SHA-256 and redacts ``ACL SETUSER`` in
+    ``SLOWLOG`` and ``MONITOR``. Returns the participants in the order given.
+    """
+    participants = [Participant(n, generate_password()) for n in _check_names(list(names))]
+    for p in participants:
+        try:
+            admin.execute_command("ACL", "SETUSER", p.name, *acl_rules(p.name), f">{p.password}")
+        except redis.exceptions.RedisError as exc:  # never echo the rule with the password
+            raise type(exc)(redact(str(exc), [p.password])) from None
+    return participants
+
+
+def remove(admin: redis.Redis, names: Iterable[str]) -> tuple[int, int]:
+    """Delete the participants' keys (SCAN + UNLINK of ``setlab:@<name>:*``) and their ACL
+    users. Returns (keys removed, users removed). Touches nothing else."""
+    keys = users = 0
+    for name in _check_names(list(names)):
+        batch = []
+        for key in admin.scan_iter(match=user_prefix(name) + "*", count=1000):
+            batch.append(key)
+            if len(batch) >= 500:
+                keys += admin.unlink(*batch)
+                batch.clear()
+        if batch:
+            keys += admin.unlink(*batch)
+        users += int(admin.execute_command("ACL", "DELUSER", name))
+    return keys, users
+
+
+def write_csv(path: Path | str, participants: Sequence[Participant], host: str, port: int) -> Path:
+    """Write ``name,setlab_user,redis_url`` per participant to ``path``, readable only by its
+    owner (mode 0600: it holds every password). Returns the path."""
+    path = Path(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.chmod(path, 0o600)  # an existing file keeps its old mode through O_CREAT
+    with os.fdopen(fd, "w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["name", "setlab_user", "redis_url"])
+        for p in participants:
+            writer.writerow([p.name, p.name, p.url(host, port)])
+    return path
+
+
+@dataclass(frozen=True)
+class NamespaceUsage:
+    """One participant's footprint on the classroom server, as the monitor shows it."""
+
+    user: str
+    connections: int  #: open client connections logged in as this user
+    idle_s: int | None  #: seconds since the most recent command on any of them (None: none open)
+    keys: int  #: keys under ``setlab:@<user>:``
+    memory_bytes: int  #: ``MEMORY USAGE`` summed over those keys (bytes, allocator included)
+
+
+def usage(admin: redis.Redis, users: Iterable[str] | None = None) -> list[NamespaceUsage]:
+    """Who is connected and how much memory each namespace holds.
+
+    ``users``: the participants to report (default: :func:`participant_users`, plus anyone
+    owning keys under ``setlab:@``). Connections come from ``CLIENT LIST`` (its ``user=`` and
+    ``idle=`` fields), keys from ``SCAN MATCH setlab:@*`` and memory from ``MEMORY USAGE`` of
+    each key (5 samples per aggregate: Redis's default, exact for strings and bitmaps).
+    """
+    clients: dict[str, list[int]] = {}
+    for client in admin.client_list():
+        clients.setdefault(_text(client.get("user", "default")), []).append(
+            int(client.get("idle", 0))
+        )
+    keys: dict[str, list[bytes]] = {}
+    prefix = f"{ROOT}:@"
+    for key in admin.scan_iter(match=prefix + "*", count=1000):
+        owner = _text(key)[len(prefix) :].split(":", 1)[0]
+        keys.setdefault(owner, []).append(key)
+    if users is None:
+        names = sorted(set(participant_users(admin)) | set(keys))
+    else:
+        names = _check_names(list(users))
+    rows = []
+    for name in names:
+        owned = keys.get(name, [])
+        idle = clients.get(name, [])
+        rows.append(
+            NamespaceUsage(name, len(idle), min(idle) if idle else None, len(owned),
+                           _memory(admin, owned))
+        )  # fmt: skip
+    return rows
+
+
+def _memory(admin: redis.Redis, keys: list[bytes]) -> int:
+    total = 0
+    for start in range(0, len(keys), 500):
+        pipe = admin.pipeline(transaction=False)
+        for key in keys[start : start + 500]:
+            pipe.memory_usage(key)
+        total += sum(n or 0 for n in pipe.execute())  # None: the key expired or was deleted
+    return total
+
+
+def _text(value: object) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def start_server(
+    *, port: int, bind: str = "127.0.0.1", maxmemory: str = "1gb"
+) -> tuple[RedisServer, str]:
+    """Start a redis-server for a class and lock its ``default`` user with a new password.
+
+    Listens on ``bind`` (and loopback) at ``port``, with no persistence, RedisBloom when
+    setlab finds it, ``maxmemory`` (a Redis size such as ``1gb``) and ``noeviction``: a full
+    server refuses writes rather than evicting anybody's keys. The password is set with
+    ``ACL SETUSER default`` after start, so it is on no command line; until then Redis's
+    protected mode refuses every connection that is not from loopback. The server stops when
+    this process ends. Returns the server and the instructor's password.
+    """
+    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+        raise ValueError(f"port must be an int in 1..65535; got {port!r}")
+    if not re.fullmatch(r"[0-9A-Fa-f.:*-]+", bind or ""):
+        raise ValueError(f"bind must be an IP address such as 0.0.0.0 or 10.0.0.5; got {bind!r}")
+    if not isinstance(maxmemory, str) or not re.fullmatch(r"\d+([kmg]b?)?", maxmemory.lower()):
+        raise ValueError(f"maxmemory must be a Redis size such as 512mb or 2gb; got {maxmemory!r}")
+    # a wildcard already covers loopback (where setlab's own client connects); binding both fails
+    addresses = (
+        [bind] if bind in {"127.0.0.1", "0.0.0.0", "*", "::", "::*"} else [bind, "127.0.0.1"]
+    )
+    server = RedisServer.start(
+        port=port,
+        extra_args=["--bind", *addresses, "--maxmemory", maxmemory,
+                    "--maxmemory-policy", "noeviction"],
+    )  # fmt: skip
+    password = generate_password()
+    client = server.client()
+    try:
+        client.execute_command("ACL", "SETUSER", "default", "on", "resetpass", f">{password}")
+    finally:
+        client.close()
+    return server, password
