@@ -46,6 +46,8 @@ def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
         "000-first-setbit-1500ms", "000-later-setbit-20ms", "000-memory-256kb", "000-alloc-1e6",
         "000-alloc-1e8", "000-alloc-1e9", "000-alloc-2e9", "000-alloc-4e9",
         "000-setbit-complexity", "002-1e9-bits-128m", "002-max-2-32",
+        "002-bitmap-is-string", "002-getbit-o1", "004-getbit-default-0", "004-range-in-bytes",
+        "000-setbit-returns-old",
     }  # fmt: skip
 
 
@@ -141,3 +143,32 @@ def test_embedded_build_shows_the_reference_runs_worst_wait(fake_lab):
     )
     assert not stall.live and stall.value.worst_ms == pytest.approx(worst_ms)
     assert stall.label == ref.run.label and "this machine" not in stall.label
+
+
+@pytest.mark.live
+def test_bitmap_command_semantics_on_the_real_server(redis_server):
+    client = redis_server.client()
+    key = "setlab:test:bitmap-semantics"
+    client.delete(key)
+    try:
+        assert client.getbit(key, 5) == 0  # missing key
+        assert client.setbit(key, 10**6, 1) == 0 and client.setbit(key, 10**6, 1) == 1
+        assert CLAIMS["000-setbit-returns-old"].verdict is Verdict.CORRECT
+        assert client.type(key) == b"string" and client.strlen(key) == 10**6 // 8 + 1
+        assert client.get(key)[10**6 // 8] == 0x80  # bit 0 of a byte is its high bit
+        assert client.getbit(key, 10**9) == 0 and client.strlen(key) == 10**6 // 8 + 1
+        assert CLAIMS["004-getbit-default-0"].verdict is Verdict.CORRECT
+        assert CLAIMS["002-getbit-o1"].verdict is Verdict.CORRECT
+        assert CLAIMS["002-bitmap-is-string"].verdict is Verdict.CORRECT
+        assert f"{10**9 // 8 + 1:,} bytes" in CLAIMS["002-bitmap-is-string"].our_figure()
+        # ranges are bytes: a bit at 8,000,007 (byte 1,000,000) is inside "0 1000000"
+        client.delete(key)
+        client.setbit(key, 8_000_007, 1)
+        assert client.bitcount(key, 0, 1_000_000) == 1
+        client.delete(key)
+        client.setbit(key, 807, 1)  # byte 100
+        assert client.bitpos(key, 1, 0, 100) == 807
+        assert CLAIMS["004-range-in-bytes"].verdict is Verdict.IMPRECISE
+        assert "bits 0–8,000,007" in CLAIMS["004-range-in-bytes"].our_figure()
+    finally:
+        client.delete(key)

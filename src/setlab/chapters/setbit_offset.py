@@ -244,6 +244,60 @@ FIGURES.claim(
 )  # fmt: skip
 
 
+# -- bitmap command semantics of seeds 000 §7.5, 002 §1/§3 and 004 §1 (every seed sentence) ------
+
+#: Seed 004 §1-1's range examples: BITCOUNT bitmap001 0 1000000 and BITPOS bitmap001 1 0 100.
+SEED_004_RANGES = (1_000_000, 100)
+FIGURES.add(
+    "sb-range-bits",
+    lambda: "; ".join(f"0 {end:,} covers bits 0–{8 * (end + 1) - 1:,}" for end in SEED_004_RANGES),
+)
+FIGURES.add("sb-1e9-strlen", lambda: f"{bitmap.bytes_for_offset(10**9):,} bytes")
+
+FIGURES.claim(
+    "002-bitmap-is-string", "002", "§1",
+    "A bitmap is a Redis string driven by bit commands; MEMORY USAGE gives its size in bytes.",
+    "same structure; bytes",
+    "TYPE string, STRLEN {sb-1e9-strlen} after SETBIT at 10^9",
+    Verdict.CORRECT,
+    "SETBIT writes into a plain string (GET returns its bytes); MEMORY USAGE counts bytes, the "
+    "allocator's rounding included.",
+)  # fmt: skip
+FIGURES.claim(
+    "002-getbit-o1", "002", "§3",
+    "Reading one bit of a huge bitmap is O(1): start address plus index.",
+    "O(1)",
+    "one byte read at offset / 8; nothing allocated",
+    Verdict.CORRECT,
+    "GETBIT reads one byte and never grows the string, even past its end.",
+    also=("string-plus-set",),
+)  # fmt: skip
+FIGURES.claim(
+    "004-getbit-default-0", "004", "§1",
+    "GETBIT of a bit never set returns 0 (every position defaults to 0).",
+    "0",
+    "0, also past the end of the string and on a missing key",
+    Verdict.CORRECT,
+    "Bits past the end read as 0 and the string stays as it was.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-range-in-bytes", "004", "§1",
+    "BITCOUNT bitmap001 0 1000000 and BITPOS bitmap001 1 0 100 count or search a range of bits.",
+    "bit ranges",
+    "start and end are bytes: {sb-range-bits}",
+    Verdict.IMPRECISE,
+    "Without the BIT option (Redis 7.0+) the range is in bytes, eight times what it looks like.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-setbit-returns-old", "000", "§7.5",
+    "SETBIT is atomic and returns the bit's old value.",
+    "✅ returns the old value",
+    "0 on the first SETBIT of a bit, 1 on the second",
+    Verdict.CORRECT,
+    "One command reads and writes the bit, so two clients cannot both see 0.",
+    also=("string-plus-set",),
+)  # fmt: skip
+
 # -- what this run measured (glued by the page under live- names) -----------------------------
 
 
