@@ -7,7 +7,9 @@
   (:mod:`setlab.tools.advise`);
 * ``setlab backend`` — which backend ``connect()`` would use here (``live`` or ``fake``), with the
   banner when ``--verbose``; the Makefile uses it to say which backend built the book;
-* ``setlab doctor`` — is this machine ready for the book? One line per check, with the fix.
+* ``setlab doctor`` — is this machine ready for the book? One line per check, with the fix;
+* ``setlab classroom start|add|monitor|remove`` — a Redis for a class, one ACL-confined user per
+  participant (:mod:`setlab.cli.classroom`).
 
 Every subcommand has ``--help``; those that compute have ``--json``. Bad input exits with code 2
 and one line on stderr, never a traceback. Modules are imported when a subcommand needs them, so
@@ -390,6 +392,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("backend", help="print which Redis backend connect() would use")
     p.add_argument("--verbose", "-v", action="store_true", help="also connect and print the banner")
     p.set_defaults(func=_backend)
+    from setlab.cli import classroom
+
+    classroom.add_parser(sub)
     p = sub.add_parser("doctor", help="check that this machine is ready for the book")
     p.add_argument("--book", action="store_true", help="also execute chapter 1 (about a minute)")
     _json_option(p)
@@ -398,7 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _name(args: argparse.Namespace) -> str:
-    return " ".join(filter(None, ["setlab", args.command, getattr(args, "calculator", None)]))
+    parts = [args.command, getattr(args, "calculator", None), getattr(args, "action", None)]
+    return " ".join(filter(None, ["setlab", *parts]))
 
 
 def _reported(err: BaseException) -> bool:
