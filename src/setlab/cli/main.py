@@ -354,6 +354,10 @@ def _add_calc(sub: Any) -> None:
     _json_option(p)
     p.set_defaults(func=_calc_hll)
 
+    from setlab.cli import widget_calc
+
+    widget_calc.add_parsers(kinds)
+
 
 def build_parser() -> argparse.ArgumentParser:
     from setlab.core.quantities import parse_probability
