@@ -3,13 +3,17 @@
 Writes src/setlab/data/setbit-reference.json, which the chapter "SETBIT is O(offset)" shows to
 readers on the embedded backend. Rerun it on your own machine (it starts a private redis-server):
 
-    .venv/bin/python scripts/measure_setbit.py [--repeat 3]
+    .venv/bin/python scripts/measure_setbit.py [--repeat 3] [--only sequence]
+
+``--only sequence`` re-measures only the replay of seed 000's three favourites and stores it as
+its own labelled section of the existing file (the sweep and the stall keep their label).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+from pathlib import Path
 
 import setlab
 from setlab.lab import reference, setbit
@@ -22,13 +26,34 @@ BLOCKING_OFFSETS = [2**24, 2**26, 2**28, 2**30, bitmap.MAX_OFFSET]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per offset (default 3)")
+    parser.add_argument("--only", choices=("all", "sequence"), default="all")
     args = parser.parse_args()
     lab = setlab.connect("reference", backend="live")
+    if args.only == "all":
+        measure_sweep_and_stall(lab, args.repeat)
+    path = measure_sequence(lab, args.repeat)
+    lab.cleanup()
+    steps = setbit.SetbitReference.load().sequence_steps()
+    print(f"wrote {path}; seed 000's sequence inside Redis: " + ", ".join(
+        f"{s.offset:,} {s.kind} {s.server_us / 1e3:.1f} ms" for s in steps
+    ))  # fmt: skip
+
+
+def measure_sequence(lab: setlab.Lab, repeat: int) -> Path:
+    """Replay seed 000's three favourites ``repeat`` times; store them as their own section."""
+    rows = []
+    for run in range(repeat):
+        rows += setbit.writes_to_rows(setbit.replay_sequence(lab), run)
+    return reference.save_section(setbit.REFERENCE, setbit.SEQUENCE_SECTION, rows, lab)
+
+
+def measure_sweep_and_stall(lab: setlab.Lab, repeat: int) -> None:
+    """The first-write sweep over offsets and the stall timeline (rewrites the whole file)."""
     offsets = sorted(set(bitmap.log_spaced_offsets(1_000, bitmap.MAX_OFFSET, 14) + SEED_OFFSETS))
     rows = []
-    for run in range(args.repeat):
+    for run in range(repeat):
         rows += setbit.writes_to_rows(setbit.sweep_first_writes(lab, offsets), run)
-        print(f"sweep {run + 1}/{args.repeat} done")
+        print(f"sweep {run + 1}/{repeat} done")
     blocking = []
     timeline = None
     for offset in BLOCKING_OFFSETS:

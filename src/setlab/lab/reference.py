@@ -105,20 +105,28 @@ class Document:
     data: Mapping[str, Any]
 
 
-@cache
-def load(name: str) -> Document:
-    """Read the reference file ``name`` (e.g. ``"setbit-reference"``) from the package data."""
-    raw = json.loads(_read_text(name))
-    server, machine = raw.pop("server"), raw.pop("machine")
-    run = RunInfo(
-        name=raw.pop("name", name),
-        measured=raw.pop("measured"),
+def run_info(name: str, labelled: Mapping[str, Any]) -> RunInfo:
+    """The :class:`RunInfo` of a labelled block (``measured``, ``server``, ``machine``): a whole
+    reference file, or a section of one measured on another day (:func:`save_section`)."""
+    server, machine = labelled["server"], labelled["machine"]
+    return RunInfo(
+        name=labelled.get("name", name),
+        measured=labelled["measured"],
         redis_version=server["redis_version"],
         allocator=server["allocator"],
         modules=dict(server.get("modules", {})),
         cpu=machine["cpu"],
         cores=int(machine["cores"]),
     )
+
+
+@cache
+def load(name: str) -> Document:
+    """Read the reference file ``name`` (e.g. ``"setbit-reference"``) from the package data."""
+    raw = json.loads(_read_text(name))
+    run = run_info(name, raw)
+    for label in ("name", "measured", "server", "machine"):
+        raw.pop(label, None)
     return Document(run, raw)
 
 
@@ -173,6 +181,24 @@ def save(name: str, rows: list[dict[str, Any]], lab: Lab, **extra: Any) -> Path:
     }
     path = data_dir() / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n")
+    load.cache_clear()
+    return path
+
+
+def save_section(name: str, section: str, rows: list[dict[str, Any]], lab: Lab) -> Path:
+    """Add (or replace) the section ``section`` of the existing reference file ``name``, with its
+    own label (date, server, machine): one experiment re-measured without redoing the others."""
+    if not lab.is_real:
+        raise ValueError("reference data must come from a real Redis, not the embedded fakeredis")
+    path = data_dir() / f"{name}.json"
+    document = json.loads(path.read_text())
+    document[section] = {
+        "measured": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
+        "server": server_facts(lab),
+        "machine": machine_facts(),
+        "rows": rows,
+    }
     path.write_text(json.dumps(document, indent=1) + "\n")
     load.cache_clear()
     return path

@@ -7,6 +7,8 @@ What :mod:`setlab.models.bitmap` predicts (the string a first ``SETBIT`` creates
   commandstats``) and seen by the client, ``STRLEN``, ``MEMORY USAGE``, and a second ``SETBIT``
   on the same key; :func:`sweep_first_writes` repeats it over offsets, and
   :func:`median_by_offset` collapses repeated runs;
+* :func:`replay_sequence` — seed 000's own three favourites on one key, in its order: which
+  write creates, grows or only flips a bit, its time inside Redis and ``MEMORY USAGE`` after it;
 * :func:`stall_timeline` — another client's ``GET`` latency while the largest first ``SETBIT``
   runs (head-of-line blocking, through :func:`setlab.lab.latency.probe_during`).
 
@@ -32,6 +34,8 @@ from setlab.models import bitmap
 
 #: The stored reference run's name (``setlab/data/setbit-reference.json``).
 REFERENCE = "setbit-reference"
+#: The section of that file holding the replay of seed 000's sequence (its own label).
+SEQUENCE_SECTION = "sequence"
 #: How many probe samples a stored timeline keeps (the worst one is always among them).
 TIMELINE_POINTS = 400
 
@@ -159,6 +163,103 @@ def median_by_offset(writes: Iterable[FirstWrite]) -> list[OffsetSummary]:
             )
         )
     return summary
+
+
+# -- the seed's own sequence: three favourites on one key ---------------------------------------
+
+#: Seed 000 §1: the offsets of the incident's three favourites on one key, in the seed's order.
+SEED_000_SEQUENCE = (1_823_456_789, 3_456_789_012, 987_654_321)
+
+
+@dataclass(frozen=True)
+class SequenceStep:
+    """One ``SETBIT key offset 1`` of a sequence on one key: what it did and what it cost."""
+
+    step: int  #: 1 for the write that creates the key
+    offset: int
+    strlen_before: int  #: bytes of the string before the write (0: no key)
+    strlen: int  #: bytes after
+    memory_usage: int | None  #: MEMORY USAGE after, bytes (None where the server has none)
+    model: int  #: what :func:`setlab.models.bitmap.bitmap_memory_usage` predicts after, bytes
+    server_us: float | None  #: time inside Redis (INFO commandstats delta), microseconds
+    client_ms: float  #: round trip seen by the client, milliseconds
+
+    @property
+    def added_bytes(self) -> int:
+        """Bytes the write appended (and zeroed) to the string; 0 for a write inside it."""
+        return self.strlen - self.strlen_before
+
+    @property
+    def kind(self) -> str:
+        """``"creates the key"``, ``"grows the string"`` or ``"inside the string"``."""
+        if self.strlen_before == 0:
+            return "creates the key"
+        return "grows the string" if self.added_bytes else "inside the string"
+
+
+def sequence_peak_bytes(offsets: Sequence[int]) -> int:
+    """The most a sequence of SETBITs on one key can hold at once (bytes): a growing write may
+    keep the old allocation while it copies it into the new one (realloc), so a step that
+    reallocates counts both."""
+    growth = bitmap.bitmap_growth(offsets)
+    peak, before = 0, 0
+    for value in growth:
+        moved = value.allocation != before
+        peak = max(peak, value.allocation + (before if moved else 0))
+        before = value.allocation
+    return peak
+
+
+def replay_sequence(
+    lab: Lab, offsets: Sequence[int] = SEED_000_SEQUENCE, key: str | None = None
+) -> list[SequenceStep]:
+    """``SETBIT key o 1`` for each offset in order on a fresh key, each step timed inside Redis
+    (``INFO commandstats``) and followed by ``STRLEN`` and ``MEMORY USAGE``; the key is deleted.
+
+    Refuses (``BigAllocationRefused``) when :func:`sequence_peak_bytes` is too big for this
+    server. On the embedded fakeredis there is no server time and no ``MEMORY USAGE``.
+    """
+    offsets = [bitmap.check_offset(o) for o in offsets]
+    lab.check_allocation(sequence_peak_bytes(offsets), f"SETBIT at offsets {offsets}")
+    key = key or lab.key("sequence")
+    r = lab.r
+    r.unlink(key)
+    steps: list[SequenceStep] = []
+    try:
+        for i, offset in enumerate(offsets, 1):
+            before = latency.server_usec(lab, "setbit") if lab.is_real else None
+            start = time.perf_counter()
+            r.setbit(key, offset, 1)
+            client_ms = (time.perf_counter() - start) * 1e3
+            after = latency.server_usec(lab, "setbit") if lab.is_real else None
+            usage = r.memory_usage(key, samples=0) if lab.has_memory_usage else None
+            steps.append(
+                SequenceStep(
+                    i, offset, steps[-1].strlen if steps else 0, int(r.strlen(key)),
+                    None if usage is None else int(usage),
+                    bitmap.bitmap_memory_usage(offsets[:i], key),
+                    None if before is None or after is None else after - before, client_ms,
+                )
+            )  # fmt: skip
+    finally:
+        r.unlink(key)
+    return steps
+
+
+def median_sequence(steps: Iterable[SequenceStep]) -> list[SequenceStep]:
+    """Repeated replays collapsed to one step each: the median time inside Redis and round trip
+    (the rest is the same in every run, or the stored rows would disagree with each other)."""
+    groups: dict[int, list[SequenceStep]] = {}
+    for s in steps:
+        groups.setdefault(s.step, []).append(s)
+    return [
+        dataclasses.replace(
+            runs[0],
+            server_us=_median_or_none(s.server_us for s in runs),
+            client_ms=statistics.median(s.client_ms for s in runs),
+        )
+        for _, runs in sorted(groups.items())
+    ]
 
 
 # -- another client's view: head-of-line blocking ---------------------------------------------
@@ -296,18 +397,32 @@ class SetbitReference:
     writes: tuple[FirstWrite, ...]
     blocking: tuple[BlockingRow, ...]
     timeline: StallTimeline
+    #: seed 000's three favourites replayed (several runs), and where and when (its own label)
+    sequence: tuple[SequenceStep, ...] = ()
+    sequence_run: RunInfo | None = None
 
     @classmethod
     def load(cls) -> SetbitReference:
         """The stored run shipped with setlab (``make reference`` rewrites it)."""
         doc = reference.load(REFERENCE)
         data = doc.data
+        section = data.get(SEQUENCE_SECTION)
         return cls(
             doc.run,
             tuple(FirstWrite(**_fields(FirstWrite, row)) for row in data["rows"]),
             tuple(BlockingRow(**_fields(BlockingRow, row)) for row in data["blocking"]),
             StallTimeline.from_json(data["timeline"]),
+            tuple(SequenceStep(**_fields(SequenceStep, row)) for row in section["rows"])
+            if section
+            else (),
+            reference.run_info(REFERENCE, section) if section else None,
         )
+
+    def sequence_steps(self) -> list[SequenceStep]:
+        """The stored replay of seed 000's sequence, one median step per write."""
+        if not self.sequence:
+            raise KeyError("the reference run has no replay of seed 000's sequence")
+        return median_sequence(self.sequence)
 
     def summaries(self) -> list[OffsetSummary]:
         """One :class:`OffsetSummary` per offset, by offset."""
@@ -328,6 +443,6 @@ class SetbitReference:
         raise KeyError(f"the reference run has no blocking row at offset {offset:,}")
 
 
-def writes_to_rows(writes: Sequence[FirstWrite], run: int) -> list[dict[str, Any]]:
-    """Stored rows of one sweep (``run`` numbers the repetition)."""
+def writes_to_rows(writes: Sequence[FirstWrite | SequenceStep], run: int) -> list[dict[str, Any]]:
+    """Stored rows of one sweep or replay (``run`` numbers the repetition)."""
     return [{"run": run, **dataclasses.asdict(w)} for w in writes]
