@@ -40,3 +40,21 @@ def test_every_chapter_named_is_in_the_table_of_contents():
 def test_terms_are_unique_and_the_table_lists_them_all():
     assert len({t.zh for t in glossary.TERMS}) == len(glossary.TERMS)
     assert glossary.table_markdown().count("\n") == len(glossary.TERMS) + 1
+
+
+def test_every_book_term_is_used_by_the_chapter_it_links_to():
+    missing = [
+        f"{t.en} -> {t.chapter}"
+        for t in glossary.BOOK_TERMS
+        if t.needle.lower() not in (ROOT / "book" / f"{t.chapter}.md").read_text().lower()
+    ]
+    assert missing == []
+
+
+def test_the_book_terms_are_unique_and_cover_the_books_jargon():
+    names = [t.en for t in glossary.BOOK_TERMS]
+    assert len(set(names)) == len(names)
+    for needed in ["sds", "size class", "robj", "dictEntry", "intset", "listpack", "fingerprint",
+                   "register", "hash slot", "head-of-line blocking", "WATCH"]:  # fmt: skip
+        assert needed in names
+    assert glossary.book_table_markdown().count("\n") == len(names) + 1

@@ -1,7 +1,9 @@
-"""The seeds' Chinese terms with the English terms the book uses, and where each is explained.
+"""The book's glossary: its own jargon, and the seeds' Chinese terms with the English the book
+uses, each linked to the chapter that explains it.
 
-Rendered by ``book/glossary.md``. Every Chinese term appears in at least one seed (a test reads
-the seed files to check), and every chapter named exists in the table of contents.
+Rendered by ``book/glossary.md``. Every Chinese term appears in at least one seed and every book
+term in the chapter it links to (tests read both), and every chapter named is in the table of
+contents.
 """
 
 from __future__ import annotations
@@ -62,9 +64,65 @@ TERMS: list[Term] = [
 ]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class BookTerm:
+    en: str  #: the term as the book writes it
+    chapter: str  #: slug of the chapter that defines it
+    meaning: str  #: one line
+    find: str = ""  #: the text the chapter uses, if not ``en`` itself (a test looks for it)
+
+    @property
+    def needle(self) -> str:
+        return self.find or self.en
+
+
+#: The book's own jargon: Redis internals, the structures' parts, and the operations.
+BOOK_TERMS: list[BookTerm] = [
+    BookTerm("sds", "setbit-offset", "Redis's string type: a small header (length, capacity) before the bytes and a NUL after."),
+    BookTerm("greedy growth", "setbit-offset", "sdsMakeRoomFor doubles a growing string below 1 MiB and adds 1 MiB above it.", "greedy"),
+    BookTerm("size class", "setbit-offset", "The fixed block sizes jemalloc hands out; a request is rounded up to the next one."),
+    BookTerm("jemalloc", "setbit-offset", "The allocator Redis links on Linux; its size classes decide MEMORY USAGE."),
+    BookTerm("robj", "setbit-offset", "The 16-byte object header Redis keeps for every value."),
+    BookTerm("dictEntry", "setbit-offset", "The 24-byte hash-table entry (key, value, next) of every key, and of every hashtable member."),
+    BookTerm("MEMORY USAGE", "setbit-offset", "Redis's estimate of a key's bytes: allocations of its value, header and key."),
+    BookTerm("proto-max-bulk-len", "setbit-offset", "The largest string Redis accepts (512 MiB by default), so the largest bit offset."),
+    BookTerm("hashed offset", "birthday-collisions", "A bitmap position computed by hashing an ID into a smaller range; collisions follow."),
+    BookTerm("epoch (snowflake)", "snowflake-ranges", "The instant a snowflake's timestamp field counts from.", "epoch"),
+    BookTerm("dense re-mapping", "snowflake-ranges", "Giving each sparse ID a small integer 0 … n − 1, so a bitmap offset stays small.", "dense"),
+    BookTerm("hash slot", "one-slow-command", "One of Redis Cluster's 16,384 slots: CRC16 of the key (or its hash tag) mod 16,384."),
+    BookTerm("hash tag", "one-slow-command", "The part of a key in braces, {post:42}: only it is hashed, so tagged keys share a slot."),
+    BookTerm("head-of-line blocking", "one-slow-command", "Every client waiting behind the one slow command Redis's single thread is running."),
+    BookTerm("SCAN", "one-slow-command", "Walking the keyspace a few keys per call instead of one blocking KEYS."),
+    BookTerm("UNLINK", "one-slow-command", "DEL whose freeing of a big collection happens on a background thread."),
+    BookTerm("check-then-act race", "string-plus-set", "Reading, deciding, then writing in separate commands: another client can act in between.", "check-then-act"),
+    BookTerm("Lua script (EVAL)", "string-plus-set", "Commands run as one atomic step on the server.", "Lua"),
+    BookTerm("WATCH", "roaring-containers", "Optimistic locking: EXEC fails if a watched key changed since WATCH; the client retries."),
+    BookTerm("false negative", "bloom-basics", "A member reported absent: a Bloom filter never gives one, unless bits are cleared."),
+    BookTerm("fill ratio", "nk-vs-m-saturation", "The share of a Bloom filter's bits set, 1 − e^(−kn/m); the false-positive rate is its k-th power."),
+    BookTerm("load (k·n/m)", "nk-vs-m-saturation", "Hash count times items over bits: the one number a Bloom filter's fill and error depend on.", "load"),
+    BookTerm("round trip", "sharded-bloom", "One request and its reply over the network; bulk loads pay it per batch, not per command."),
+    BookTerm("pipeline", "sharded-bloom", "Sending many commands before reading the replies, to pay one round trip for all of them."),
+    BookTerm("sub-filter", "scalable-bloom", "One of the filters a scaling RedisBloom key stacks when the previous one fills."),
+    BookTerm("EXPANSION", "scalable-bloom", "How much larger each new RedisBloom sub-filter is than the last."),
+    BookTerm("fingerprint", "cuckoo-kick-chains", "The few bits of an item's hash a cuckoo filter stores in a slot instead of the item."),
+    BookTerm("kick limit", "cuckoo-kick-chains", "How many evictions an insert may cause before the cuckoo filter gives up (MAXITERATIONS).", "kick"),
+    BookTerm("array container", "roaring-containers", "A Roaring chunk stored as sorted 16-bit values: for up to 4,096 IDs."),
+    BookTerm("bitmap container", "roaring-containers", "A Roaring chunk stored as 2^16 bits (8 KiB): for more than 4,096 IDs.", "bitset"),
+    BookTerm("run container", "roaring-containers", "A Roaring chunk stored as (start, length) runs: for consecutive IDs."),
+    BookTerm("intset", "redis-set-memory", "A small set of integers stored as one sorted array (up to set-max-intset-entries)."),
+    BookTerm("listpack", "redis-set-memory", "A small set of short strings in one compact allocation (Redis 7.2+)."),
+    BookTerm("hashtable (encoding)", "redis-set-memory", "A set as a hash table: a bucket array plus a dictEntry and an sds per member.", "hashtable"),
+    BookTerm("rehash", "redis-set-memory", "Growing a hash table step by step; until done, both tables' buckets count in memory."),
+    BookTerm("register", "hyperloglog", "One of HyperLogLog's 16,384 slots, holding the longest run of zeros seen."),
+    BookTerm("sparse and dense encoding", "hyperloglog", "Redis's run-length HyperLogLog for few items, and the fixed 12 KiB form it switches to.", "dense"),
+    BookTerm("standard error", "hyperloglog", "HyperLogLog's typical relative error, 1.04/√m = 0.81% for Redis's 16,384 registers."),
+    BookTerm("ID histogram", "choosing", "Counts of IDs per 2^16 chunk of the range: what decides the structure.", "histogram"),
+]  # fmt: skip
+
+
 def chapters() -> set[str]:
     """Every chapter slug a term points to."""
-    return {t.chapter for t in TERMS}
+    return {t.chapter for t in TERMS} | {t.chapter for t in BOOK_TERMS}
 
 
 def table_markdown() -> str:
@@ -72,4 +130,12 @@ def table_markdown() -> str:
     lines = ["| 中文 | English | meaning | chapter |", "|:--|:--|:--|:--|"]
     for t in sorted(TERMS, key=lambda t: t.en.lower()):
         lines.append(f"| {t.zh} | **{t.en}** | {t.meaning} | {{doc}}`{t.chapter}` |")
+    return "\n".join(lines)
+
+
+def book_table_markdown() -> str:
+    """The book's own terms as a MyST table, each linking to the chapter that defines it."""
+    lines = ["| term | meaning | defined in |", "|:--|:--|:--|"]
+    for t in sorted(BOOK_TERMS, key=lambda t: t.en.lower()):
+        lines.append(f"| **{t.en}** | {t.meaning} | {{doc}}`{t.chapter}` |")
     return "\n".join(lines)
