@@ -27,6 +27,7 @@ BOOK = ROOT / "book"
 _ROLE = re.compile(r"\{glue(?::[a-z]+)?\}`([^`]+)`")
 _DIRECTIVE = re.compile(r"^```\{glue(?::[a-z]+)?\} +(\S+)", re.M)
 _GLUE_CALL = re.compile(r"""\bglue\(\s*(?:f?["'])([^"']+)["']""")
+_INCLUDE = re.compile(r"^```\{include\} +(\S+)\s*\n```", re.M)
 
 
 def _page(slug: str) -> str:
@@ -105,3 +106,20 @@ def test_every_figure_a_claim_uses_is_one_the_chapter_computes(slug):
         rendered = claim.our_figure() + " " + claim.reason()
         for name in claim.figure_names():
             assert figures[name] in rendered  # the row shows the figure's one value
+
+
+def _with_includes(text: str) -> str:
+    return _INCLUDE.sub(lambda m: (BOOK / m.group(1)).read_text(), text)
+
+
+@pytest.mark.parametrize("page", sorted(registry.PAGES))
+def test_a_page_that_is_not_a_chapter_glues_figures_only_from_its_module(page):
+    text = _with_includes(_page(page))
+    figures = registry.page_figures(page)
+    assert "FIGURES.glue()" in text, "the page must glue its module's figures"
+    own = {name for name in _glued_in_page(text) if not name.startswith("live-")}
+    assert own == set(), f"{page} glues figures of its own instead of its module's: {own}"
+    shown = set(_ROLE.findall(text)) | set(_DIRECTIVE.findall(text))
+    assert shown, f"{page} shows no figure"
+    missing = shown - set(figures.names())
+    assert missing == set(), f"{page} shows figures its module does not compute: {missing}"

@@ -37,6 +37,18 @@ SEED_TITLES = {
 }
 
 
+#: Pages that are not chapters but show figures of their own module (file under book/ → module
+#: of setlab.chapters): the front door and its printable handout share the decision card.
+PAGES = {"index": "front_door", "handout": "front_door"}
+
+
+def page_figures(page: str) -> Figures:
+    """The :class:`Figures` a page of :data:`PAGES` glues (its module's ``FIGURES``)."""
+    if page not in PAGES:
+        raise ValueError(f"page must be one of {', '.join(PAGES)}; got {page!r}")
+    return importlib.import_module("setlab.chapters." + PAGES[page]).FIGURES
+
+
 def figures(chapter: str) -> Figures:
     """The :class:`Figures` of one chapter (its module's ``FIGURES``)."""
     if chapter not in CHAPTERS:
