@@ -351,6 +351,49 @@ FIGURES.claim("004-query-times", "004", "§2.3",
     "times include its Java client.")  # fmt: skip
 
 
+# -- seed 000's Set sizes (§5.5, §7.2, §7.5): every seed sentence --------------------------------
+
+#: Seed 000 §7.2: a viral post's likers, and a user's likes ("几百~几千").
+SEED_000_VIRAL, SEED_000_USER_LIKES = 1_000_000, (300, 3_000)
+
+
+#: The key of seed 000 §7.1's per-user design (``like:user:{userId}:{targetType}``).
+SEED_000_USER_KEY = "like:user:1:1"
+
+
+def _set_usage(count: int) -> str:
+    """MEMORY USAGE of a Set grown by one SADD per like (how the design fills it)."""
+    return format_bytes(rm.set_cost(snowflake_ids(count), SEED_000_USER_KEY).memory_usage)
+
+
+FIGURES.add("rsm-viral-set", lambda: _set_usage(SEED_000_VIRAL))
+FIGURES.add("rsm-user-sets", lambda: " / ".join(_set_usage(n) for n in SEED_000_USER_LIKES))
+FIGURES.add("rsm-1e4-dense-bitmap", lambda: format_bytes(bitmap.first_setbit_memory_usage(9_999)))
+
+FIGURES.claim("000-content-set-1e6", "000", "§7.2",
+    "A content-keyed Set of a viral post's 10^6 likers is one key of several hundred MB.",
+    "几百 MB",
+    "{rsm-viral-set} MEMORY USAGE",
+    Verdict.WRONG,
+    "Too big for one key, right, but tens of MiB: a hashtable member costs about {rsm-usage-per}.",
+    also=("string-plus-set",))  # fmt: skip
+FIGURES.claim("000-user-key-few-kb", "000", "§5.5",
+    "A per-user Set key is usually a few KB (a user likes hundreds to a few thousand items).",
+    "几 KB",
+    "300 / 3,000 likes: {rsm-user-sets}",
+    Verdict.DEPENDS,
+    "Up to 512 IDs the set is an intset (8 bytes each); past it a hashtable, and thousands of "
+    "likes are hundreds of KiB.",
+    also=("one-slow-command",))  # fmt: skip
+FIGURES.claim("000-bitmap-1e4-1.2kb", "000", "§7.5",
+    "For 10,000 users the bitmap design costs about 1.2 KB.",
+    "~1.2 KB",
+    "{rsm-1e4-dense-bitmap} at offsets 0…9,999 only",
+    Verdict.WRONG,
+    "Only dense offsets give that; the seed's design hashes user IDs over 2^32, where one key "
+    "costs hundreds of MiB.",
+    also=("string-plus-set",))  # fmt: skip
+
 # -- what this run measured, in words (for the page's live- glue) -------------------------------
 
 
