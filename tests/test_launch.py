@@ -75,9 +75,30 @@ def test_values_that_cannot_make_a_working_link_are_refused_naming_the_variable(
         setlab_launch.launch_options({"SETLAB_REPOSITORY_URL": REPO, name: value})
 
 
-def test_the_repository_is_configured_only_through_the_environment():
+def test_the_repository_url_is_one_value_in_config_that_the_environment_overrides():
+    options = setlab_launch.launch_options({}, REPO, "teaching")
+    assert options["repository_url"] == REPO and options["repository_branch"] == "teaching"
+    fork = "https://github.com/a-fork/setlab"
+    options = setlab_launch.launch_options({"SETLAB_REPOSITORY_URL": fork}, REPO, "teaching")
+    assert options["repository_url"] == fork and options["repository_branch"] == "teaching"
+    with pytest.raises(ValueError, match=r"repository\.url in _config\.yml"):
+        setlab_launch.launch_options({}, "https://example.org/setlab")
+    assert setlab_launch.launch_options({}, "  ") == {}
+
+
+def test_pages_say_clone_with_the_url_or_say_the_build_does_not_know_it():
+    assert setlab_launch.substitutions(REPO) == {
+        "clone": f"`git clone {REPO}.git`",
+        "repository": f"[github.com/example-org/setlab]({REPO})",
+    }
+    unknown = setlab_launch.substitutions("")
+    assert unknown["clone"] == setlab_launch.NO_URL_CLONE and "git clone" not in unknown["clone"]
+
+
+def test_the_repository_is_configured_in_config_yml_and_hubs_only_in_the_environment():
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    assert "repository" not in config
+    assert isinstance(config["repository"]["url"], str)  # the one place (empty: not published)
+    assert config["repository"]["branch"] == setlab_launch.DEFAULT_BRANCH
     assert not {"binderhub_url", "jupyterhub_url"} & set(config.get("launch_buttons", {}))
     assert config["sphinx"]["local_extensions"]["setlab_launch"] == "book/_ext"
     readme = (ROOT / "README.md").read_text()
@@ -114,7 +135,7 @@ def _tiny_book(root: Path) -> Path:
     (root / "_toc.yml").write_text(
         "format: jb-book\nroot: book/index\nchapters:\n  - file: book/launch-demo\n"
     )
-    (root / "book" / "index.md").write_text("# A tiny book\n\nOne chapter.\n")
+    (root / "book" / "index.md").write_text("# A tiny book\n\nOne chapter. Get it: {{ clone }}.\n")
     (root / "book" / "launch-demo.md").write_text(CHAPTER)
     for shared in ("_ext", "_static"):
         (root / "book" / shared).symlink_to(ROOT / "book" / shared, target_is_directory=True)
@@ -135,6 +156,11 @@ def _build(root: Path, extra_env: dict[str, str]) -> Path:
     report = (result.stdout + result.stderr)[-4000:]
     assert result.returncode == 0 and ": WARNING: " not in report, report
     return root / "_build" / "html"
+
+
+def _text(page: Path) -> str:
+    """A page's text without tags (inline code is split into one span per word)."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", page.read_text())).split())
 
 
 def _launch_links(page: Path) -> dict[str, str]:
@@ -166,6 +192,7 @@ def test_chapters_get_binder_and_jupyterhub_buttons_opening_the_chapter_in_jupyt
         "branch": ["teaching-2026"],
     }
     assert _launch_links(site / "book" / "index.html") == {}, "the index is not a notebook"
+    assert f"Get it: git clone {REPO}.git." in _text(site / "book" / "index.html")
 
 
 @pytest.mark.book
@@ -174,3 +201,5 @@ def test_without_a_repository_url_no_page_has_a_launch_button(tmp_path):
     for page in site.rglob("*.html"):
         assert _launch_links(page) == {}, page
         assert "mybinder.org" not in page.read_text() and "git-pull" not in page.read_text()
+        assert "executablebooks/jupyter-book" not in page.read_text()  # Jupyter Book's default
+    assert f"Get it: {setlab_launch.NO_URL_CLONE}." in _text(site / "book" / "index.html")
