@@ -1,0 +1,141 @@
+"""Chapter choosing, interactive: bytes per ID of every structure for the reader's number of IDs
+and the range they are spread over, with the advisor's pick.
+
+Each point is the advisor's pricing (:func:`setlab.tools.widget_calcs.price_density`: a Redis SET,
+a plain bitmap, Roaring, Bloom and cuckoo filters at 1%, a HyperLogLog, for IDs drawn uniformly
+from the range) — too much model for the browser, so the grid of counts × ranges is computed in
+Python at build time and the browser only looks it up. ``setlab calc density`` prints the same.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from typing import Any
+
+import altair as alt
+
+from setlab.render.widgets import Control, Readout, Settings, Widget
+from setlab.tools import widget_calcs
+from setlab.tools.widget_calcs import STRUCTURES
+
+#: The sliders: IDs 10^3 … 10^9, ranges 2^10 … 2^32 values.
+LOG_COUNTS, LOG_RANGES = tuple(range(3, 10)), tuple(range(10, 33))
+#: The default: a million IDs spread over 32-bit integers.
+DEFAULTS = {"logn": 6, "logrange": 32}
+#: The text fallback's other settings: dense auto-increment IDs, a crowded 2^24, 10^8 over 2^32.
+SETTINGS = ({"logn": 6, "logrange": 20}, {"logn": 7, "logrange": 24}, {"logn": 8, "logrange": 32},
+            {"logn": 4, "logrange": 16})  # fmt: skip
+#: A readout name and a colour per structure (colour-blind-safe palette).
+SHORT = dict(zip(STRUCTURES, ("set", "bitmap", "roaring", "bloom", "cuckoo", "hll"), strict=True))
+X_TITLE = "ID range (values the IDs are spread over)"
+COLOURS = ("#CC79A7", "#0072B2", "#009E73", "#E69F00", "#D55E00", "#888888")
+
+
+@cache
+def table() -> tuple[dict[str, Any], ...]:
+    """The grid: one row per (IDs, range, structure) with bytes per ID and the pick."""
+    rows = widget_calcs.density_table(tuple(10**e for e in LOG_COUNTS),
+                                      tuple(2**e for e in LOG_RANGES))  # fmt: skip
+    return tuple({**r, "logn": round(math.log10(r["count"])), "lr": r["universe"].bit_length() - 1}
+                 for r in rows)  # fmt: skip
+
+
+def _data(s: Settings) -> dict[str, Any]:
+    """``setlab calc density``'s JSON at a setting of the controls (None when the IDs outnumber
+    the values of their range)."""
+    count, universe = 10 ** round(s["logn"]), 2 ** round(s["logrange"])
+    return None if count > universe else widget_calcs.density(count, universe).data  # type: ignore[return-value]
+
+
+def _per_id(structure: str) -> Any:
+    def model(s: Settings) -> float:
+        data = _data(s)
+        value = None if data is None else data["bytes_per_id"][structure]
+        return math.nan if value is None else value
+
+    return model
+
+
+def _lookup(structure: str) -> str:
+    """Bytes per ID of ``structure`` for every (IDs, range) as an array literal, indexed by the
+    sliders (NaN where there is no such set of IDs, or the structure cannot hold it)."""
+    found = {
+        (r["logn"], r["lr"]): r["bytes_per_id"] for r in table() if r["structure"] == structure
+    }
+    values = [found.get((n, lr)) for n in LOG_COUNTS for lr in LOG_RANGES]
+    array = ",".join("NaN" if v is None else repr(float(v)) for v in values)
+    return f"[{array}][(logn - {LOG_COUNTS[0]}) * {len(LOG_RANGES)} + logrange - {LOG_RANGES[0]}]"
+
+
+def _chart() -> alt.LayerChart:
+    rows = [r for r in table() if r["bytes_per_id"] is not None]
+    base = alt.Chart(alt.Data(values=rows)).transform_filter("datum.logn == logn")
+    domain = alt.Scale(domain=[LOG_RANGES[0] - 0.5, LOG_RANGES[-1] + 0.5], nice=False, zero=False)
+    ticks = alt.Axis(labelExpr="'2^' + datum.value", values=list(LOG_RANGES[::2]))
+    x = alt.X("lr:Q", title=X_TITLE, scale=domain, axis=ticks)
+    colour = alt.Color("structure:N", title=None, sort=list(STRUCTURES),
+                       scale=alt.Scale(domain=list(STRUCTURES), range=list(COLOURS)),
+                       legend=alt.Legend(orient="bottom", columns=3, symbolOpacity=1))  # fmt: skip
+    y = alt.Y("bytes_per_id:Q", title="bytes per ID", scale=alt.Scale(type="log"))
+    lines = base.mark_line(point=True).encode(x=x, y=y, color=colour)
+    picks = (
+        base.transform_filter("datum.pick")
+        .transform_calculate(x0="datum.lr - 0.5", x1="datum.lr + 0.5")
+        .mark_rect(opacity=0.15)
+        .encode(
+            x=alt.X("x0:Q", title=X_TITLE, scale=domain),
+            x2="x1:Q",
+            color=alt.Color("structure:N", legend=None),
+        )
+    )
+    here = (
+        alt.Chart(alt.Data(values=[{}]))
+        .transform_calculate(lr="logrange")
+        .mark_rule(strokeDash=[4, 3], color="#888888")
+        .encode(x=x)
+    )
+    label = (
+        base.transform_filter("datum.pick && datum.lr == logrange")
+        .transform_calculate(label="\"advisor's pick at 2^\" + datum.lr + ': ' + datum.structure")
+        .mark_text(align="left", baseline="top", fontWeight="bold", fontSize=13)
+        .encode(x=alt.value(6), y=alt.value(6), text="label:N", color=colour)
+    )
+    return alt.layer(lines, picks, here, label).properties(
+        width="container", height=300,
+        title="Bytes per ID as the same number of IDs spreads out (shading: the advisor's pick)",
+    )  # fmt: skip
+
+
+def figure() -> Widget:
+    """The interactive figure: IDs and range → bytes per ID of every structure, and the pick."""
+    readouts = [
+        Readout("n", "IDs", "pow(10, logn)", lambda s: 10 ** round(s["logn"]), kind="int"),
+        Readout("range", "range (values)", "pow(2, logrange)", lambda s: 2 ** round(s["logrange"]),
+                kind="int"),
+        Readout("density", "density", "n / range", lambda s: 10 ** s["logn"] / 2 ** s["logrange"],
+                kind="rate"),
+    ]  # fmt: skip
+    readouts += [
+        Readout(SHORT[name], name, _lookup(name), _per_id(name), unit="B per ID")
+        for name in STRUCTURES
+    ]
+    return Widget(
+        "bytes-per-id", "Bytes per ID: every structure for your IDs", _chart(),
+        controls=[
+            Control("logn", "IDs, log10", DEFAULTS["logn"], LOG_COUNTS[0], LOG_COUNTS[-1], step=1,
+                    integer=True, unit="(10^3 … 10^9 IDs)"),
+            Control("logrange", "ID range, log2", DEFAULTS["logrange"], LOG_RANGES[0],
+                    LOG_RANGES[-1], step=1, integer=True, unit="(2^10 … 2^32 values)"),
+        ],
+        readouts=readouts,
+        caption="Choose how many IDs you hold and the range they are spread over (uniformly). "
+        "Dense IDs are cheapest as a plain bitmap, one bit per possible ID; as they spread out, "
+        "Roaring's containers win, and when the range is far larger than the IDs a 1% Bloom "
+        "filter costs less than any exact structure. HyperLogLog only counts. A dash: more IDs "
+        "than values, or the structure cannot hold them.",
+        source="the advisor's models (setlab.tools.advise over setlab.models) computed in Python "
+        "at build time for every setting, looked up by the browser — `setlab calc density` "
+        "prints the same (and takes --range 2^64 for hashed IDs)",
+        settings=list(SETTINGS),
+    )  # fmt: skip

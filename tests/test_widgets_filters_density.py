@@ -1,0 +1,73 @@
+"""The cuckoo-load, sharded-Bloom and bytes-per-ID widgets: what Vega computes in the page is what
+the models (through `setlab calc`'s engines) compute in Python, at the text fallback's settings
+and at settings off the grids, where the page must snap to the nearest simulated cell."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import vl_convert
+
+from setlab.chapters import cuckoo_widget, density_widget, sharded_widget
+from setlab.render import widgets
+
+WIDGETS = {"cuckoo": cuckoo_widget, "sharded": sharded_widget, "density": density_widget}
+#: Settings off the grids or between the fallback's rows, per widget.
+OFF_GRID = {
+    "cuckoo": [{"b": 3, "f": 5, "logslots": 13}, {"b": 7, "f": 16, "logslots": 11},
+               {"b": 5, "f": 9, "logslots": 17}],
+    "sharded": [{"logshards": 5, "capacity": 123_456}, {"logshards": 0, "capacity": 400_000_000},
+                {"logshards": 13, "capacity": 100}],
+    "density": [{"logn": 9, "logrange": 10}, {"logn": 5, "logrange": 17},
+                {"logn": 3, "logrange": 32}],
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=list(WIDGETS))
+def widget(request):
+    return request.param, WIDGETS[request.param].figure()
+
+
+def _same(got: float, want: float) -> bool:
+    if math.isnan(want):
+        return math.isnan(got)
+    return got == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+def test_vega_computes_what_the_models_compute(widget):
+    name, w = widget
+    for setting in [*w.settings, *OFF_GRID[name]]:
+        got = widgets.evaluate_in_vega(w, setting)
+        full = {**w.defaults, **setting}
+        for r in w.readouts:
+            want = r.model(full)
+            assert _same(got[r.name], want), (setting, r.name, got[r.name], want)
+
+
+def test_the_spec_compiles_and_the_fallback_has_a_row_per_setting(widget):
+    _, w = widget
+    vega = vl_convert.vegalite_to_vega(w.spec())
+    assert {c.name for c in w.controls} <= {s["name"] for s in vega["signals"]}
+    assert w.fallback_html().count("<tr>") == 1 + len(w.rows())
+
+
+def test_off_grid_cuckoo_settings_snap_to_the_nearest_simulated_cell():
+    assert [cuckoo_widget.grid_bucket(b) for b in range(1, 9)] == [1, 2, 4, 4, 4, 8, 8, 8]
+    assert [cuckoo_widget.grid_log_slots(x) for x in (10, 11, 12, 13, 17, 18)] == [
+        10, 12, 12, 14, 18, 18]  # fmt: skip
+
+
+def test_density_grid_has_one_pick_per_setting_and_no_ids_beyond_their_range():
+    rows = density_widget.table()
+    settings = {(r["logn"], r["lr"]) for r in rows}
+    assert all(10**n <= 2**lr for n, lr in settings)
+    for setting in settings:
+        picks = [r for r in rows if (r["logn"], r["lr"]) == setting and r["pick"]]
+        assert len(picks) == 1
+
+
+def test_sharded_default_is_sized_for_the_mean_and_its_fullest_shard_errs_more():
+    row = sharded_widget.figure().rows()[0]
+    assert row["capacity"] == pytest.approx(row["mean"], abs=1)
+    assert row["worst"] > row["capacity"] and row["worstfpr"] > sharded_widget.P
