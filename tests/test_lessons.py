@@ -32,6 +32,10 @@ def test_a_plans_total_is_the_sum_of_its_rows(plan):
     for slot in plan.slots:
         c = lessons.chapter(slot.slug)
         raw = c.words / lessons.WORDS_PER_MIN + c.cells * lessons.MIN_PER_CELL
+        ends = [end for _, end in c.sections]
+        for title in slot.skip:
+            i = [t for t, _ in c.sections].index(title)
+            raw -= ends[i] - (ends[i - 1] if i else 0)
         total += max(5, int(raw / 5 + 0.5) * 5)
         for label in slot.labels(c):
             e = next(e for e in c.timed if e.label == label)
@@ -79,6 +83,19 @@ def test_the_estimate_counts_words_and_shown_cells(tmp_path):
     assert c.checkpoints()[-1][1] == 15
     with pytest.raises(ValueError, match="exercises="):
         c.exercise_minutes(("x-ex-9",))
+
+
+def test_a_skipped_section_must_exist_and_shortens_the_teaching(tmp_path):
+    one, two = " ".join(["w"] * 1500), " ".join(["w"] * 3000)  # 10 and 20 min
+    (tmp_path / "z.md").write_text(
+        f"# Z\n**Teaching:** 30 min · **Exercises:** 5 min\n## One\n{one}\n## Two\n{two}\n"
+    )
+    c = lessons.chapter("z", tmp_path)
+    assert (c.teaching_estimate, c.teaching_without(("Two",)), c.teaching_without(("One",))) == (
+        30, 10, 20,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="skip="):
+        c.teaching_without(("Three",))
 
 
 def test_a_chapter_without_timing_is_a_clear_error(tmp_path):

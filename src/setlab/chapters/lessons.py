@@ -97,6 +97,19 @@ class Chapter:
         """All exercises' minutes by the module's rule, rounded to ``ROUND_TO``."""
         return _round(sum(e.minutes for e in self.timed))
 
+    def teaching_without(self, skip: tuple[str, ...]) -> int:
+        """Teaching minutes with the sections titled ``skip`` left out, rounded to ``ROUND_TO``."""
+        ends = dict(self.sections)
+        unknown = [title for title in skip if title not in ends]
+        if unknown:
+            raise ValueError(f"skip={unknown!r}: {self.slug} has sections {list(ends)}")
+        starts = {
+            t: self.sections[i - 1][1] if i else 0.0 for i, (t, _) in enumerate(self.sections)
+        }
+        skipped = sum(ends[title] - starts[title] for title in skip)
+        raw = self.words / WORDS_PER_MIN + self.cells * MIN_PER_CELL
+        return _round(raw - skipped)
+
     def exercise_minutes(self, labels: tuple[str, ...]) -> int:
         """Minutes for the exercises named (labels of this chapter)."""
         known = {e.label: e for e in self.timed}
@@ -146,10 +159,12 @@ def chapter(slug: str, book: Path = BOOK) -> Chapter:
 
 @dataclass(frozen=True)
 class Slot:
-    """One chapter in a plan: all its teaching, and the exercises done in class."""
+    """One chapter in a plan: its teaching (less any sections skipped), and the exercises done
+    in class."""
 
     slug: str
     exercises: tuple[int, ...] | None = None  #: exercise numbers on the page; None = all
+    skip: tuple[str, ...] = ()  #: section titles left for reading after the session
 
     def labels(self, c: Chapter) -> tuple[str, ...]:
         if self.exercises is None:
@@ -176,7 +191,8 @@ class Plan:
         for slot in self.slots:
             c = chapter(slot.slug, book)
             labels = slot.labels(c)
-            out.append((c, labels, c.teaching_estimate, c.exercise_minutes(labels)))
+            teaching = c.teaching_without(slot.skip)
+            out.append((c, labels, teaching, c.exercise_minutes(labels)))
         return out
 
     def total_min(self, book: Path = BOOK) -> int:
@@ -186,13 +202,18 @@ class Plan:
 
 PLANS = [
     Plan("90 minutes", 90, 5, 0,
-         (Slot("setbit-offset", (1,)), Slot("string-plus-set", ()), Slot("choosing", (1,))),
+         (Slot("setbit-offset", (1,), skip=("The hard limit",)),
+          Slot("string-plus-set", (), skip=("A crash between the database and Redis",
+                                            "Memory: one user's set and the counters")),
+          Slot("choosing", (1,), skip=("Your numbers",))),
          "the incident, the fix, and the choice: why the first like stalled Redis, what replaced "
          "it, and how to pick a structure from a histogram of your IDs"),
     Plan("half a day", 240, 10, 15,
-         (Slot("setbit-offset", (1, 2)), Slot("birthday-collisions", (1,)),
-          Slot("one-slow-command", (1,)), Slot("string-plus-set", (1, 2)),
-          Slot("bloom-basics", (1,)), Slot("nk-vs-m-saturation", (1,)), Slot("choosing", (1,))),
+         (Slot("setbit-offset", (1,)), Slot("birthday-collisions", (1,)),
+          Slot("one-slow-command", (1,)),
+          Slot("string-plus-set", (1,), skip=("A crash between the database and Redis",)),
+          Slot("bloom-basics", (1,)), Slot("nk-vs-m-saturation", (1,)),
+          Slot("choosing", (1,), skip=("Your numbers",))),
          "Part I's failure modes and its fix, how a Bloom filter works and saturates, then "
          "choosing"),
     Plan("a full day", 420, 15, 60,
@@ -221,9 +242,11 @@ def plans_markdown(book: Path = BOOK) -> str:
             "|:--|--:|--:|",
             f"| setup check (`setlab doctor` on every machine) | {plan.setup_min} min | |",
         ]
-        for c, labels, teaching, exercises in plan.rows(book):
-            refs = ", ".join(f"{{numref}}`{label}`" for label in labels) or "none"
-            parts.append(f"| {{doc}}`{c.slug}` | {teaching} min | {exercises} min ({refs}) |")
+        for (c, labels, teaching, exercises), slot in zip(plan.rows(book), plan.slots, strict=True):
+            refs = ", ".join(f"{{numref}}`{label}`" for label in labels)
+            done = f"{exercises} min ({refs})" if labels else "all as homework"
+            left = f" (for later: {'; '.join(slot.skip)})" if slot.skip else ""
+            parts.append(f"| {{doc}}`{c.slug}`{left} | {teaching} min | {done} |")
         if plan.break_min:
             parts.append(f"| breaks | {plan.break_min} min | |")
         parts += [
