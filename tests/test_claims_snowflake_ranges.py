@@ -38,7 +38,7 @@ def test_every_claim_of_the_chapter_has_a_test_here():
         "000-snowflake-layout", "000-typical-id", "000-20yi-times", "000-to-offset-range",
         "000-expected-offset", "000-uniform-offsets", "000-example-hashes",
         "000-hash-destroys-order", "000-direct-error", "000-low-32-bits", "000-dense-mapping",
-        "000-js-precision", "000-js-fix",
+        "000-js-precision", "000-js-fix", "000-js-16-digits",
     }  # fmt: skip
     assert {c.id for c in chapter.FIGURES.claims} == tested
 
@@ -178,3 +178,9 @@ def test_the_tables_have_one_row_per_case():
     assert chapter.leaf_markdown(runs, chapter.LEAF["requests"]).count("\n") == 2 + 5 - 1
     side = chapter.side_by_side_markdown()
     assert side.count("\n") == 2 + 4 - 1 and chapter.FIGURES["sf-low32-share"] in side
+
+
+def test_max_safe_integer_has_16_digits_and_the_seeds_id_19():
+    assert _verdict("000-js-16-digits") is Verdict.CORRECT
+    assert len(str(2**53 - 1)) == 16 and len("2051776854918803458") == 19
+    assert float(2**53 + 1) == float(2**53)  # the first integer a double cannot hold

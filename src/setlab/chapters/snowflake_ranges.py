@@ -590,3 +590,11 @@ FIGURES.claim(
     Verdict.CORRECT,
     "Strings are never parsed into doubles.",
 )  # fmt: skip
+FIGURES.claim(
+    "000-js-16-digits", "000", "§7.6",
+    "A snowflake ID (~19 digits) exceeds JS Number.MAX_SAFE_INTEGER (2^53, about 16 digits).",
+    "2^53 ≈ 16 digits",
+    "{sf-js-max-safe}: {sf-js-max-digits} digits; the seed's ID has {sf-seed-digits}",
+    Verdict.CORRECT,
+    "Every integer above 2^53 − 1 may round when JSON is parsed into a JavaScript number.",
+)  # fmt: skip
