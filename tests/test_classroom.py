@@ -138,3 +138,15 @@ def test_the_cli_refuses_a_class_without_names_and_a_monitor_without_a_login(tmp
     )  # fmt: skip
     assert run.returncode == 2 and "SETLAB_ADMIN_URL" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_the_instructor_guide_lists_exactly_the_rules_a_participant_gets():
+    from tests.notebooks import BOOK
+
+    guide = (BOOK / "instructors.md").read_text()
+    section = guide[guide.index("## A classroom Redis") :]
+    rules = classroom.acl_rules("name")[2:]  # after "reset on"
+    for rule in rules:
+        shown = rule.replace("~setlab:@name:*", "~setlab:@<name>:*").replace("|", "\\|")
+        assert f"`{shown}" in section or f" {shown}`" in section, rule
+    assert "setlab classroom start" in section and "setlab classroom monitor" in section
