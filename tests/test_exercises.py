@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from setlab.chapters import bloom_basics
 from setlab.core.units import format_bytes
 from setlab.models import bitmap
 from setlab.models import hyperloglog as hll
 from setlab.models import redis_memory as rm
+from setlab.models.bloom_sim import BloomSimulator
 from tests.notebooks import BOOK
 
 BOX = re.compile(r"```\{exercise-start\}\n:label: (\S+)\n(.*?)```\{exercise-end\}", re.S)
@@ -157,3 +159,17 @@ def _one_hll() -> hll.HyperLogLog:
 def test_a_solution_states_what_its_cell_prints(label, expected):
     text = " ".join(_solution(label).split())
     assert expected() in text
+
+
+def test_the_no_delete_solution_names_who_shares_alices_bits():
+    """bloom-basics ex 3 says carol shares a bit with alice and bob shares none: true of the
+    page's demo filter, and clearing alice's bits then loses carol but keeps bob."""
+    demo = bloom_basics.demo()
+    alice = set(demo.positions["alice"])
+    assert alice & set(demo.positions["carol"]) and not alice & set(demo.positions["bob"])
+    sim = BloomSimulator(demo.layout)
+    sim.add(list(bloom_basics.DEMO_NAMES))
+    sim.bits[demo.positions["alice"]] = False
+    assert sim.contains(["bob", "carol"]).tolist() == [True, False]
+    text = _solution("bloom-basics-ex-3")
+    assert "Carol shares a bit with alice" in text and "Bob, who shares nothing" in text
