@@ -95,3 +95,20 @@ def test_reserving_150_million_still_overfills_at_the_200_million_peak():
     rate = _p(2e8, m, 7)
     assert 0.01 < rate < 0.157  # better than 15.7%, still well past the 1% it was sized for
     assert f"{rate:.2%}" in claim.our_figure() and claim.verdict is Verdict.IMPRECISE
+
+
+def test_the_worked_hex_example_splits_as_printed():
+    claim = _claim("002-hex-example")
+    assert f"{821697800:08X}" == "30FA1D08" and int("1D08", 16) == 7432
+    assert divmod(821697800, 65536) == (0x30FA, 7432) and claim.verdict is Verdict.CORRECT
+    assert "0x30FA" in claim.our_figure() and "7,432" in claim.our_figure()
+
+
+def test_doubling_the_containers_adds_65536_keys():
+    assert 131072 - 65536 == 65536 and _claim("002-6w-keys").verdict is Verdict.CORRECT
+
+
+def test_twenty_hours_times_fifty_is_six_weeks():
+    claim = _claim("002-multi-a-month")
+    assert 20 * 50 / 24 > 40 and claim.verdict is Verdict.IMPRECISE
+    assert "42 days" in claim.our_figure()

@@ -331,6 +331,52 @@ FIGURES.claim(
     "1.5 × 10^8 is 1.5× the old capacity, not 1.5× the 2 × 10^8 peak the seed just met.",
 )  # fmt: skip
 
+# -- seed 002 §4–§9's sharding arithmetic (every seed sentence) -----------------------------------
+
+#: Seed 002 §4: the worked example, 821697800 = 0x30FA1D08.
+SEED_002_EXAMPLE = 821_697_800
+#: Seed 002 §9: 20 hours pipelined, MULTI 50 times slower.
+SEED_002_PIPE_HOURS, SEED_002_MULTI_FACTOR = 20, 50
+FIGURES.add(
+    "nk-hex-split",
+    lambda: (
+        f"{SEED_002_EXAMPLE:#X} → high {SEED_002_EXAMPLE >> 16:#X}, low "
+        f"{SEED_002_EXAMPLE & 0xFFFF:#X} = {SEED_002_EXAMPLE & 0xFFFF:,}".replace("0X", "0x")
+    ),
+)
+FIGURES.add("nk-more-keys", lambda: f"{2**17 - 2**16:,}")
+FIGURES.add("nk-multi-days", lambda: f"{SEED_002_PIPE_HOURS * SEED_002_MULTI_FACTOR / 24:.0f} days")
+
+FIGURES.claim(
+    "002-hex-example", "002", "§4–5",
+    "821697800 is 0x30FA1D08: high 16 bits 30FA pick the container, low 16 bits 1D08 = 7432 "
+    "index it ($hash >> 16, $hash & 0xFFFF).",
+    "30FA / 1D08 = 7432",
+    "{nk-hex-split}",
+    Verdict.CORRECT,
+    "The shift and the mask split a 32-bit hash exactly as printed.",
+    also=("sharded-bloom",),
+)  # fmt: skip
+FIGURES.claim(
+    "002-6w-keys", "002", "§8",
+    "Going from 2^16 to 2^17 containers adds only about 6w keys.",
+    "6w",
+    "{nk-more-keys} more keys",
+    Verdict.CORRECT,
+    "2^17 − 2^16 = 2^16 keys, a small keyspace for Redis.",
+    also=("sharded-bloom",),
+)  # fmt: skip
+FIGURES.claim(
+    "002-multi-a-month", "002", "§9",
+    "20 hours pipelined means about a month with MULTI.",
+    "一个月",
+    "20 h × 50 = {nk-multi-days}",
+    Verdict.IMPRECISE,
+    "The seed's own two figures multiply to {nk-multi-days}, not a month; its 50× is judged in "
+    "sharded-bloom.",
+    also=("sharded-bloom",),
+)  # fmt: skip
+
 # -- plots --------------------------------------------------------------------------------------
 
 #: The designs of the fill-curve figure: label → (items per container or filter, bits, hashes).
