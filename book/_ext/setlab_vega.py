@@ -41,7 +41,10 @@ def bundle_text() -> str:
     header = (f"/* vega {vl_convert.get_vega_version()}, vega-lite {version}, vega-embed "
               f"{vl_convert.get_vega_embed_version()}: vl-convert-python "
               f"{vl_convert.__version__} */\n")  # fmt: skip
-    return header + vl_convert.javascript_bundle(vl_version=version)
+    # The bundle declares its names at the top level (``const _``, …): as a classic script they
+    # would collide with the page's other globals, so it runs in a function of its own (it
+    # publishes vegaEmbed, vega and vegaLite on window itself).
+    return f"{header}(function () {{\n{vl_convert.javascript_bundle(vl_version=version)}\n}})();\n"
 
 
 def _write_bundle(app: Sphinx, exception: Exception | None) -> None:
@@ -51,7 +54,7 @@ def _write_bundle(app: Sphinx, exception: Exception | None) -> None:
     cache = Path(app.doctreedir) / "setlab-vega.js"
     import vl_convert
 
-    key = f"{vl_convert.__version__}-{vega_lite_version()}"
+    key = f"{vl_convert.__version__}-{vega_lite_version()}-iife"
     stamp = cache.with_suffix(".version")
     if not (cache.is_file() and stamp.is_file() and stamp.read_text() == key):
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -64,8 +67,8 @@ def _write_bundle(app: Sphinx, exception: Exception | None) -> None:
 def _add_to_widget_pages(app: Sphinx, pagename: str, templatename: str, context: dict,
                          doctree: object) -> None:  # fmt: skip
     if MARKER in context.get("body", ""):
-        app.add_js_file(BUNDLE)
-        app.add_js_file("setlab-widgets.js")
+        app.add_js_file(BUNDLE, defer="defer")  # deferred scripts run in order
+        app.add_js_file("setlab-widgets.js", defer="defer")
         app.add_css_file("setlab-widgets.css")
 
 

@@ -30,11 +30,15 @@
     return unit ? text + " " + unit : text;
   }
 
-  function dark() {
-    var theme = document.documentElement.dataset.theme;
-    if (theme === "dark") return true;
-    if (theme === "light") return false;
-    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  /* The chart takes its colours from the page (light or dark theme, whatever the theme sets). */
+  function colours(figure) {
+    var style = getComputedStyle(figure), text = style.color;
+    var muted = getComputedStyle(figure.querySelector(".setlab-readout dt") || figure).color;
+    var axis = { labelColor: text, titleColor: text, domainColor: muted, tickColor: muted,
+      gridColor: muted, gridOpacity: 0.2, labelFontSize: 12, titleFontSize: 12 };
+    return { background: null, axis: axis, view: { stroke: null },
+      legend: { labelColor: text, titleColor: text, labelFontSize: 12, titleFontSize: 12 },
+      title: { color: text, fontSize: 13 } };
   }
 
   function readouts(figure, view) {
@@ -45,7 +49,7 @@
     });
   }
 
-  function wire(figure, view) {
+  function wire(figure, currentView) {
     figure.querySelectorAll(".setlab-control").forEach(function (control) {
       var name = control.dataset.control, log = control.dataset.log === "1";
       var integer = control.dataset.integer === "1";
@@ -56,8 +60,9 @@
         if (!isFinite(value)) return;
         value = Math.min(high, Math.max(low, value));
         if (integer) value = Math.round(value);
-        if (from !== box) box.value = String(value);
+        box.value = String(value);  // typed values come back clamped and rounded
         if (from !== range) range.value = String(log ? Math.log10(value) : value);
+        var view = currentView();
         view.signal(name, value).runAsync().then(function () { readouts(figure, view); });
       }
       range.addEventListener("input", function () {
@@ -68,17 +73,39 @@
     });
   }
 
+  function embed(figure, spec) {
+    var chart = figure.querySelector(".setlab-widget-chart");
+    figure.classList.add("setlab-widget-live");  // the chart needs its width before it is drawn
+    var options = { actions: false, renderer: "svg", config: colours(figure) };
+    return vegaEmbed(chart, spec, options).then(function (result) {
+      figure.querySelectorAll(".setlab-control").forEach(function (control) {
+        var box = control.querySelector("input[type=number]");
+        result.view.signal(control.dataset.control, Number(box.value));
+      });
+      return result.view.runAsync();
+    });
+  }
+
   function init(figure) {
     var source = figure.querySelector("script.setlab-widget-spec");
     if (!source || typeof vegaEmbed === "undefined") return;
-    var spec = JSON.parse(source.textContent);
-    var options = { actions: false, renderer: "svg", theme: dark() ? "dark" : undefined };
-    vegaEmbed(figure.querySelector(".setlab-widget-chart"), spec, options).then(function (result) {
-      figure.classList.add("setlab-widget-live");
-      wire(figure, result.view);
-      readouts(figure, result.view);
-      figure.dataset.ready = "1";
+    var spec = JSON.parse(source.textContent), current = null;
+    function draw() {
+      if (current) current.finalize();
+      return embed(figure, spec).then(function (view) {
+        current = view;
+        readouts(figure, view);
+        figure.dataset.ready = "1";
+        return view;
+      });
+    }
+    draw().then(function () {
+      wire(figure, function () { return current; });
+      // the theme switched between light and dark: redraw in its colours, same settings
+      new MutationObserver(draw).observe(document.documentElement,
+        { attributes: true, attributeFilter: ["data-theme"] });
     }).catch(function (error) {
+      figure.classList.remove("setlab-widget-live");
       figure.dataset.error = String(error);
       console.error("setlab widget " + figure.id + ": " + error);
     });

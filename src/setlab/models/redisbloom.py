@@ -189,6 +189,19 @@ class ChainLayout:
         links = self.sub_filters(self.filters_for(items))
         return CHAIN_BYTES + sum(LINK_BYTES + link.bytes for link in links)
 
+    def allocated(self, items: int = 0) -> int:
+        """Bytes jemalloc hands out for the chain holding ``items``: the ``SBChain`` struct, the
+        array of ``SBLink`` structs (one ``RedisModule_Realloc`` block) and each bit array
+        (``RedisModule_Calloc``), every one rounded up to its size class
+        (:func:`setlab.models.bitmap.jemalloc_size_class`; sb.c, bloom.c in RedisBloom 2.8).
+        ``BF.INFO`` Size (:meth:`memory`, also what ``MEMORY USAGE`` reports) counts the
+        requests, not the classes."""
+        from setlab.models.bitmap import jemalloc_size_class
+
+        links = self.sub_filters(self.filters_for(items))
+        structs = jemalloc_size_class(CHAIN_BYTES) + jemalloc_size_class(LINK_BYTES * len(links))
+        return structs + sum(jemalloc_size_class(link.bytes) for link in links)
+
     def info(self, items: int = 0) -> dict[str, int | None]:
         """What ``BF.INFO`` returns when the chain holds ``items`` items (same field names)."""
         links = self.sub_filters(self.filters_for(items))

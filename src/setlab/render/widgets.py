@@ -219,11 +219,16 @@ class Widget:
     caption: str
     source: str
     settings: Sequence[Settings] = field(default_factory=list)
+    #: Intermediate Vega params (name → expression) the readouts share, not shown on the page.
+    derived: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9-]+$", self.slug):
             raise ValueError(f"slug must be lowercase letters, digits and '-', got {self.slug!r}")
         names = [c.name for c in self.controls] + [r.name for r in self.readouts]
+        names += list(self.derived)
+        for name in self.derived:
+            _check_name(name)
         if len(set(names)) != len(names):
             raise ValueError(f"widget {self.slug!r}: parameter names repeat: {names}")
 
@@ -256,13 +261,18 @@ class Widget:
                 if not c.log:
                     param["bind"].update(min=lo, max=hi, step=c.slider()[2])
             params.append(param)
-        params += [{"name": r.name, "expr": r.expr} for r in self.readouts]
+        params += self.expr_params()
         spec["params"] = params
         spec.setdefault("background", None)
         return spec
 
+    def expr_params(self) -> list[dict[str, str]]:
+        """The derived params, then the readouts, as Vega-Lite ``{name, expr}`` params."""
+        derived = [{"name": name, "expr": expr} for name, expr in self.derived.items()]
+        return derived + [{"name": r.name, "expr": r.expr} for r in self.readouts]
+
     def _names(self) -> set[str]:
-        return {c.name for c in self.controls} | {r.name for r in self.readouts}
+        return {c.name for c in self.controls} | {r.name for r in self.readouts} | set(self.derived)
 
     def html(self) -> str:
         """The widget as HTML for the static book: controls, readouts (initial values from the
@@ -360,7 +370,7 @@ def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     values = {**widget.defaults, **settings}
     params: list[dict[str, Any]] = [{"name": c.name, "value": values[c.name]}
                                     for c in widget.controls]  # fmt: skip
-    params += [{"name": r.name, "expr": r.expr} for r in widget.readouts]
+    params += widget.expr_params()
     joined = " + '|' + ".join(f"('' + {r.name})" for r in widget.readouts)
     spec = {
         "params": params,

@@ -160,6 +160,7 @@ def redisbloom_layout(
                              f"{first.hashes} hashes, {format_bytes(first.bytes)}"),
         ("holding", f"{load:,} items in {filters} sub-filter{'s' * (filters > 1)}"),
         ("BF.INFO Size", f"{format_bytes(layout.memory(load))} ({layout.memory(load):,} bytes)"),
+        ("jemalloc gives", f"{format_bytes(layout.allocated(load))} (size classes)"),
         ("expected rate", rate_text(layout.expected_fpr(load)) if load else "0"),
         ("design rate", f"{rate_text(layout.design_fpr(filters))} (all sub-filters full)"),
     ]  # fmt: skip
@@ -172,6 +173,7 @@ def redisbloom_layout(
         )
     report.data = {
         "command": command, "sub_filters": filters, "bytes": layout.memory(load),
+        "allocated": layout.allocated(load),
         "expected_fpr": layout.expected_fpr(load) if load else 0.0,
         "design_fpr": layout.design_fpr(filters), "load": load,
         "first": {"capacity": first.capacity, "error": first.error, "hashes": first.hashes,

@@ -1,0 +1,197 @@
+"""Chapter bloom-basics, interactive: a Bloom calculator that knows what Redis allocates.
+
+The reader sets the items ``n``, the false-positive rate ``p`` and how full the filter really
+gets (items added, as a multiple of ``n``). The figure answers with the classic filter (``m``,
+``k``, bytes, fill; :mod:`setlab.models.bloom`), RedisBloom's real layout for ``BF.RESERVE key p
+n`` — the default chain, whose first sub-filter is sized for ``p/2``, and ``NONSCALING``, sized for
+``p`` (:class:`setlab.models.redisbloom.ChainLayout`) — with what jemalloc hands out for each (a
+size class, :func:`setlab.models.bitmap.jemalloc_size_class`, looked up from a table computed here
+at build time), and the rate once more items arrive than were planned: a fixed filter keeps
+filling, the default chain adds sub-filters, and ``NONSCALING`` refuses the adds.
+
+The formulas are the models' own, written as Vega expressions; every readout is also computed by
+``setlab calc bloom`` (its ``model``), and the tests check the two agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+
+from setlab.models import bloom, redisbloom
+from setlab.models.bitmap import jemalloc_size_class
+from setlab.render.widgets import Control, Readout, Settings, Widget, step_expr
+from setlab.tools import calc
+
+#: The chapter's case: seed 002's 800 million openids at 1%, filled exactly to capacity.
+DEFAULTS = {"n": 800_000_000, "p": 0.01, "load": 1.0}
+#: The text fallback's other settings.
+SETTINGS = ({"n": 1_000_000, "p": 0.001, "load": 2.0}, {"n": 10_000_000, "p": 1e-4, "load": 0.5},
+            {"n": 800_000_000, "p": 0.01, "load": 3.0})  # fmt: skip
+#: Loads drawn on the curve, as multiples of ``n`` (the default chain then has at most three
+#: sub-filters: they hold n, 2n and 4n).
+MAX_LOAD = 4.0
+#: Largest bit array the jemalloc table covers, bytes (10^10 items at 10^-6 is ~36 GB).
+MAX_ALLOCATION = 2**37
+
+
+#: A log axis labelled at powers of ten only (Vega labels 2 and 5 times them too).
+POWERS_OF_TEN = alt.Axis(
+    format="~g",
+    labelExpr="abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) < 1e-6"
+    " ? datum.label : ''",
+    labelOverlap=True,
+)
+
+
+def _n(x: float) -> str:
+    return repr(float(x))
+
+
+def jemalloc_expr(var: str) -> str:
+    """jemalloc's size class of ``var`` bytes, as a step table computed from the model."""
+    breaks, values, size = [], [], 1
+    while size <= MAX_ALLOCATION:
+        cls = jemalloc_size_class(size)
+        breaks.append(size)
+        values.append(cls)
+        size = cls + 1
+    return step_expr(var, breaks, values)
+
+
+def _link(cap: str, err: str) -> tuple[str, str]:
+    """(bits, hashes) of ``sub_filter(cap, err)``, as Vega expressions."""
+    bpe = f"(-log({err}) / {_n(redisbloom.LN2_SQUARED)})"
+    bits = f"(ceil(max(1, floor({cap} * {bpe})) / 64) * 64)"
+    return bits, f"ceil({_n(redisbloom.LN2)} * {bpe})"
+
+
+def chain_fpr_expr(items: str) -> str:
+    """The default chain's expected rate holding ``items`` (``ChainLayout.expected_fpr``): up to
+    three sub-filters of capacity n, 2n, 4n at p/2, p/4, p/8, filled oldest first."""
+    miss, used = [], "0"
+    for i in range(3):
+        cap, err = f"(n * {2**i})", f"(p * {0.5 ** (i + 1)!r})"
+        bits, hashes = _link(cap, err)
+        size = f"min(max(0, {items} - {used}), {cap})"
+        miss.append(f"(1 - pow(1 - exp(-{hashes} * {size} / {bits}), {hashes}))")
+        used = f"({used} + {cap})"
+    return f"(1 - {' * '.join(miss)})"
+
+
+def fixed_fpr_expr(items: str) -> str:
+    """The classic filter's rate (``m``, ``k`` fixed) holding ``items``: ``(1 - e^(-k n/m))^k``."""
+    return f"pow(1 - exp(-k * {items} / m), k)"
+
+
+def _classic(s: Settings) -> dict:
+    return calc.bloom_report(calc.solve_bloom(n=round(s["n"]), p=s["p"])).data
+
+
+def _layout(s: Settings, nonscaling: bool = False, load: int | None = None) -> dict:
+    return calc.redisbloom_layout(round(s["n"]), s["p"], nonscaling=nonscaling, load=load).data
+
+
+def _items(s: Settings) -> int:
+    return math.ceil(s["load"] * round(s["n"]))
+
+
+def _fixed_rate(s: Settings) -> float:
+    c = _classic(s)
+    return calc.solve_bloom(n=_items(s), m=c["m"], k=c["k"]).p
+
+
+def _chart() -> alt.LayerChart:
+    steps = round(MAX_LOAD / 0.05)
+    base = alt.Chart(alt.Data(values=[{"x": round(0.05 * i, 2)} for i in range(1, steps + 1)]))
+    items = "ceil(datum.x * n)"
+    # Vega reads dots in field names as paths: the curves are "fixed" and "chain", labelled after.
+    labels = {"fixed": "one filter of m bits", "chain": "BF.RESERVE default chain"}
+    curves = (
+        base.transform_calculate(fixed=fixed_fpr_expr(items), chain=chain_fpr_expr(items))
+        .transform_fold(list(labels), as_=["curve", "rate"])
+        .transform_calculate(
+            filter=f"datum.curve == 'fixed' ? '{labels['fixed']}' : '{labels['chain']}'"
+        )
+    )
+    log_rate = alt.Scale(type="log", domain={"expr": "[p / 1000, 1]"}, clamp=True)
+    y = alt.Y("rate:Q", title="false-positive rate", scale=log_rate, axis=POWERS_OF_TEN)
+    x = alt.X("x:Q", title="items added ÷ n (1 = the planned capacity)")
+    lines = curves.mark_line().encode(
+        x=x, y=y, color=alt.Color("filter:N", title=None, legend=alt.Legend(orient="bottom"))
+    )
+    capacity = alt.Chart(alt.Data(values=[{"x": 1}])).mark_rule(strokeDash=[4, 3]).encode(x="x:Q")
+    here = (
+        alt.Chart(alt.Data(values=[{}]))
+        .transform_calculate(x="load", rate="rate_chain")
+        .mark_point(size=80, filled=True)
+        .encode(x="x:Q", y=alt.Y("rate:Q", scale=alt.Scale(type="log")))
+    )
+    return alt.layer(lines, capacity, here).properties(
+        width="container", height=230,
+        title="The rate past the planned capacity",
+    )  # fmt: skip
+
+
+def calculator() -> Widget:
+    """The Bloom calculator of chapter bloom-basics (see the module docstring)."""
+    rb = {}
+    for name, err in (("rb", "p * 0.5"), ("ns", "p")):
+        bits, _ = _link("n", f"({err})")
+        rb[f"{name}_bytes0"] = f"({bits} / 8)"
+    alloc = jemalloc_expr("{}")
+    structs = jemalloc_size_class(redisbloom.CHAIN_BYTES) + jemalloc_size_class(
+        redisbloom.LINK_BYTES
+    )
+    overhead = redisbloom.CHAIN_BYTES + redisbloom.LINK_BYTES
+    best = f"(m / n * {_n(bloom.LN2)})"
+    klo, khi = f"max(1, floor({best}))", f"max(1, ceil({best}))"
+    readouts = [
+        Readout("m", "bits m", f"ceil(-n * log(p) / ({_n(bloom.LN2)} * {_n(bloom.LN2)}))",
+                lambda s: _classic(s)["m"], kind="int"),
+        Readout("k", "hashes k",
+                f"(pow(1 - exp(-{klo} * n / m), {klo}) <= pow(1 - exp(-{khi} * n / m), {khi})"
+                f" ? {klo} : {khi})", lambda s: _classic(s)["k"], kind="int"),
+        Readout("bytes", "bit array", "ceil(m / 8)", lambda s: _classic(s)["bytes"],
+                kind="bytes"),
+        Readout("fill", "bits set at n", "1 - exp(-k * n / m)", lambda s: _classic(s)["fill"],
+                kind="percent"),
+        Readout("rb_size", "BF.RESERVE: BF.INFO Size", f"{overhead} + rb_bytes0",
+                lambda s: _layout(s)["bytes"], kind="bytes"),
+        Readout("rb_alloc", "BF.RESERVE: jemalloc gives",
+                f"{structs} + {alloc.replace('{}', 'rb_bytes0')}",
+                lambda s: _layout(s)["allocated"], kind="bytes"),
+        Readout("ns_size", "NONSCALING: BF.INFO Size", f"{overhead} + ns_bytes0",
+                lambda s: _layout(s, nonscaling=True)["bytes"], kind="bytes"),
+        Readout("ns_alloc", "NONSCALING: jemalloc gives",
+                f"{structs} + {alloc.replace('{}', 'ns_bytes0')}",
+                lambda s: _layout(s, nonscaling=True)["allocated"], kind="bytes"),
+        Readout("rate_fixed", "rate at this load, one filter", fixed_fpr_expr("items"),
+                _fixed_rate, kind="rate"),
+        Readout("rate_chain", "rate at this load, default chain", chain_fpr_expr("items"),
+                lambda s: _layout(s, load=_items(s))["expected_fpr"], kind="rate"),
+        Readout("filters", "sub-filters at this load",
+                "1 + (items > n ? 1 : 0) + (items > 3 * n ? 1 : 0)",
+                lambda s: _layout(s, load=_items(s))["sub_filters"], kind="int"),
+    ]  # fmt: skip
+    return Widget(
+        "bloom", "Bloom calculator: the classic filter beside what RedisBloom allocates",
+        _chart(),
+        controls=[
+            Control("n", "items n", DEFAULTS["n"], 1e3, 1e10, log=True, integer=True),
+            Control("p", "false-positive rate p", DEFAULTS["p"], 1e-6, 0.5, log=True),
+            Control("load", "items added ÷ n", DEFAULTS["load"], 0.05, MAX_LOAD, step=0.05),
+        ],
+        readouts=readouts,
+        caption="Set n and p; the readouts give the classic filter (m, k, bytes, fill), the "
+        "BF.INFO Size of BF.RESERVE key p n (its first sub-filter is built for p/2) and of "
+        "NONSCALING (built for p), and what jemalloc really hands out for each. Move the load "
+        "past 1: one filter of m bits fills up and its rate climbs; the default chain adds "
+        "sub-filters of 2n and 4n and stays under p; NONSCALING refuses the adds "
+        "(\"non scaling filter is full\").",
+        source="formulas of setlab.models.bloom and .redisbloom run in your browser; jemalloc's "
+        "size classes from a table computed at build time; the same as setlab calc bloom",
+        settings=SETTINGS,
+        derived={"items": "ceil(load * n)", **rb},
+    )  # fmt: skip
