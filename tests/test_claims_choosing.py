@@ -27,7 +27,7 @@ def _verdict(claim_id: str) -> Verdict:
 def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
     tested = {
         "003-table-dense-roaring", "003-table-sparse-bloom", "003-table-deletes-set",
-        "003-table-small-set", "003-table-count-hll", "003-histogram-first",
+        "003-table-small-set", "003-table-count-hll", "003-histogram-first", "000-compact-rule",
     }  # fmt: skip
     assert set(CLAIMS) == tested
 
@@ -194,3 +194,23 @@ def test_the_set_check_on_a_live_server_measures_and_matches_the_model(live_lab)
     assert check.value.members == choosing.CHECK_IDS
     assert check.value.measured == check.value.predicted  # MEMORY USAGE = the model, to the byte
     assert f"{check.value.measured:,}" in choosing.live_set_check(check)
+
+
+@pytest.mark.live
+def test_the_bitmap_rule_is_density_measured_on_the_real_server(redis_server):
+    claim = CLAIMS["000-compact-rule"]
+    client = redis_server.client()
+    key = "setlab:test:compact-rule"
+    client.delete(key)
+    base = 2051776854918803458  # seed 000's snowflake ID, typed here from the seed
+    for start in range(0, 10_000, 1_000):
+        client.sadd(key, *(str(base + i) for i in range(start, start + 1_000)))
+    try:
+        per_member = client.memory_usage(key, samples=0) / 10_000
+    finally:
+        client.delete(key)
+    # a bitmap spends 1/8 byte per possible offset: it wins once 1 offset in 8 × per_member is set
+    breakeven = int(claim.our_figure().split("1 in ")[1].split()[0])
+    assert abs(breakeven / (8 * per_member) - 1) < 0.15
+    assert claim.verdict is Verdict.WRONG  # 10^8 dense IDs: far past "tens of thousands"
+    assert 10**8 * per_member / 100 > 10**8 / 8  # a SET of 10^8 IDs: 500× the dense bitmap

@@ -30,6 +30,7 @@ from setlab.lab.reference import Measurement
 from setlab.models import bloom, redis_memory
 from setlab.models.hyperloglog import HLL_STANDARD_ERROR
 from setlab.models.ids import IDs, from_integers, set_members, texts
+from setlab.models.snowflake import SEED_000_ID
 from setlab.render.claims import Figures, Verdict
 from setlab.tools import advise
 from setlab.tools.advise import Advice, Needs
@@ -476,4 +477,34 @@ FIGURES.claim(
     Verdict.CORRECT,
     "At the same count the cheapest exact structure differs by orders of magnitude per ID "
     "with the IDs' shape, and the pick changes with it.",
+)  # fmt: skip
+
+
+# -- seed 000 §8.4's rule for bitmaps (every seed sentence) ---------------------------------------
+
+#: Seed 000's dense example: 10^8 users with consecutive IDs.
+SEED_000_DENSE_USERS = 100_000_000
+
+
+def _set_member_bytes() -> float:
+    """MEMORY USAGE per member of a 10^5-member SET of consecutive snowflake IDs (bytes)."""
+    ids = redis_memory.Members.decimal_range(SEED_000_ID, SEED_000_ID + 100_000)
+    return redis_memory.set_cost(ids).memory_usage / 100_000
+
+
+FIGURES.add("ch-bitmap-breakeven", lambda: f"1 in {8 * _set_member_bytes():.0f}")
+FIGURES.add(
+    "ch-dense-1e8-bitmap",
+    lambda: format_bytes(redis_memory.bitmap_cost([SEED_000_DENSE_USERS - 1]).memory_usage),
+)
+
+FIGURES.claim(
+    "000-compact-rule", "000", "§8.4",
+    "Use a bitmap only when offsets are compact small integers (within tens of thousands).",
+    "万级以内",
+    "density, not size: a bitmap beats a SET once {ch-bitmap-breakeven} offsets is set; "
+    "10^8 dense IDs fit in {ch-dense-1e8-bitmap}",
+    Verdict.WRONG,
+    "A SET member costs tens of bytes, a bitmap one bit per possible offset: what matters is the "
+    "share of offsets in use, not how large they are.",
 )  # fmt: skip
