@@ -8,8 +8,10 @@ import math
 from importlib import resources
 
 import numpy as np
+import pytest
 
 from setlab.chapters import sharded_bloom as chapter
+from setlab.models import bitmap
 from setlab.render.claims import Claim, Verdict
 
 
@@ -74,3 +76,84 @@ def test_the_prose_and_the_verdict_table_read_one_campaign_model():
     for name in ("sb-per-campaign", "sb-shared", "sb-ratio", "sb-util"):
         assert chapter.FIGURES[name] in row
     assert chapter.campaign_sweep([chapter.CAMPAIGNS.day_to_day]) == [chapter.campaigns()]
+
+
+# -- seed 002's final layout: the payload against what Redis uses -------------------------------
+
+#: jemalloc's classes up to 64 KiB, 16-byte quantum (the jemalloc(3) manual's table)
+MANUAL_CLASSES = (
+    8, 16, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768, 896,
+    1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288,
+    14336, 16384, 20480, 24576, 28672, 32768, 40960, 49152, 57344, 65536,
+)  # fmt: skip
+CLASSES_16K_64K = tuple(c for c in MANUAL_CLASSES if c >= 16384)
+LAYOUT_KEYS, SHARD_BYTES = 2**17, 2**17 // 8
+#: "bloom:131071" (12 bytes): sdshdr5 1 + 12 + NUL = 14 → 16 B; robj 16 B; dictEntry 24 B
+KEY_OVERHEAD = 16 + 16 + 24
+
+
+def _class(size: int) -> int:
+    return min(c for c in MANUAL_CLASSES if c >= size)
+
+
+def _grown_by_hand(rng: np.random.Generator, keys: int, writes: int) -> list[int]:
+    """Brute force: every write of every key, and Redis 7.0's sds.c written out — sdsnewlen
+    allocates the exact length and records the allocator's usable size as capacity (a type-5
+    header below 32 bytes records none); sdsMakeRoomFor asks for twice the needed length below
+    1 MiB; headers are 1 (below 32 bytes), 3 (below 256) or 5 bytes (below 64 KiB)."""
+    found = []
+    for _ in range(keys):
+        needed = rng.integers(0, 2**17, size=writes) // 8 + 1
+        records = np.unique(np.maximum.accumulate(needed))  # only a write past the end matters
+        length = int(records[0])
+        header = 1 if length < 32 else 3 if length < 256 else 5
+        alloc = _class(header + length + 1)
+        capacity = length if header == 1 else alloc - header - 1
+        for n in records[1:]:
+            if n > capacity:
+                wanted = 2 * int(n)
+                header = 3 if wanted < 256 else 5
+                alloc = _class(header + wanted + 1)
+                capacity = alloc - header - 1
+        found.append(alloc)
+    return found
+
+
+def test_the_layout_costs_more_than_its_2_gib_payload_both_ways():
+    claim = _claim("002-layout-2-34-bits")
+    assert claim.verdict is Verdict.IMPRECISE
+    assert LAYOUT_KEYS * SHARD_BYTES == 2 * 2**30  # 2^34 bits: the payload is 2 GiB
+    presized_key = _class(5 + SHARD_BYTES + 1) + KEY_OVERHEAD  # sdshdr16: 16,390 → 20 KiB
+    layout = chapter.layout_memory()
+    assert layout.presized_per_key == presized_key == 20480 + KEY_OVERHEAD
+    assert layout.presized > 1.2 * layout.payload
+    # grown by the load's own SETBITs (8e8 items × 10 hashes over 2^17 keys): brute force
+    grown = _grown_by_hand(np.random.default_rng(9), 200, 61_035)
+    mean_by_hand = float(np.mean(grown)) + KEY_OVERHEAD
+    assert layout.grown_per_key == pytest.approx(mean_by_hand, rel=0.05)
+    assert set(grown) <= set(layout.grown_classes) <= set(CLASSES_16K_64K[1:])
+    assert layout.grown > 1.4 * layout.payload
+    for name in ("sb-layout-presized", "sb-layout-grown"):
+        assert chapter.FIGURES[name] in claim.our_figure()
+    # Redis's own jemalloc build differs only below 64 bytes: the same layout
+    bundled = chapter.layout_memory("bundled")
+    assert (bundled.presized, bundled.grown) == (layout.presized, layout.grown)
+
+
+@pytest.mark.live
+def test_a_presized_and_a_grown_shard_cost_what_memory_usage_says(live_lab):
+    rng = np.random.default_rng(21)
+    presized = live_lab.key("presized")
+    live_lab.r.setbit(presized, 2**17 - 1, 1)
+    overhead = bitmap.key_overhead_bytes(presized)
+    assert live_lab.r.memory_usage(presized, samples=0) == 20480 + overhead
+    for i in range(3):
+        key = live_lab.key("grown", i)
+        offsets = rng.integers(0, 2**17, size=20_000).tolist()
+        pipe = live_lab.r.pipeline(transaction=False)
+        for o in offsets:
+            pipe.setbit(key, o, 1)
+        pipe.execute()
+        usage = live_lab.r.memory_usage(key, samples=0)
+        assert usage - bitmap.key_overhead_bytes(key) in CLASSES_16K_64K[1:]
+        assert usage == bitmap.bitmap_memory_usage(offsets, key)

@@ -26,7 +26,7 @@ from setlab.chapters.nk_vs_m_saturation import (
 from setlab.core.units import format_bytes, format_bytes_si, format_count, format_duration
 from setlab.lab import loading
 from setlab.lab.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
-from setlab.models import bloom
+from setlab.models import bitmap, bloom
 from setlab.render.claims import Figures, Verdict
 from setlab.render.plots import (
     PALETTE,
@@ -87,6 +87,47 @@ def shard_spread() -> ShardSpread:
     return ShardSpread(
         n / shards, worst, float(bloom.fpr(n / shards, m, k)), bloom.sharded_fpr(n, shards, m, k),
         float(bloom.fpr(worst, m, k)),
+    )  # fmt: skip
+
+
+# -- seed 002: what its final layout really costs in Redis ----------------------------------------
+
+#: A container's key in the layout (the longest number a 2^17-key layout needs).
+LAYOUT_KEY = "bloom:131071"
+#: Keys simulated for the grown layout (the mean of a seeded sample, scaled to 2^17 keys).
+LAYOUT_SAMPLE_KEYS = 8192
+
+
+@dataclass(frozen=True)
+class LayoutMemory:
+    """Seed 002's final layout (2^17 keys of 2^17 bits) in Redis: ``MEMORY USAGE`` summed over
+    its keys (bytes), presized or grown by SETBIT, on one jemalloc build."""
+
+    keys: int
+    payload: int  #: the bits as bytes: 2^34 / 8
+    presized_per_key: int  #: one key created at its full 16 KiB in one write
+    grown_per_key: float  #: mean over keys filled by the load's random SETBITs alone
+    grown_classes: tuple[int, ...]  #: the value allocations grown keys end in (bytes)
+
+    @property
+    def presized(self) -> int:
+        return self.keys * self.presized_per_key
+
+    @property
+    def grown(self) -> float:
+        return self.keys * self.grown_per_key
+
+
+@cache
+def layout_memory(allocator: str = "debian") -> LayoutMemory:
+    """:class:`LayoutMemory` of seed 002's final layout at the real 8 × 10^8 items × k writes."""
+    bits, keys = SEED_002_BITS, SEED_002_FIX_CONTAINERS
+    overhead = bitmap.key_overhead_bytes(LAYOUT_KEY, allocator)
+    writes = round(SEED_002_REAL / keys * SEED_002_FIX_K)
+    grown = bitmap.random_fill_allocations(bits, writes, LAYOUT_SAMPLE_KEYS, 2, allocator)
+    return LayoutMemory(
+        keys, keys * bits // 8, bitmap.SdsString.new(bits // 8, allocator).allocation + overhead,
+        float(np.mean(grown)) + overhead, tuple(sorted(set(grown))),
     )  # fmt: skip
 
 
@@ -182,6 +223,30 @@ FIGURES.add("sb-worst-ratio", lambda: f"{shard_spread().worst_ratio:.1f}×")
 FIGURES.add("sb-jensen", lambda: f"{shard_spread().excess:.1%}")
 FIGURES.add("sb-shard-bytes", lambda: format_bytes(SEED_002_BITS / 8))
 
+FIGURES.add("sb-layout-payload", lambda: format_bytes(layout_memory().payload))
+FIGURES.add("sb-layout-presized", lambda: format_bytes(layout_memory().presized))
+FIGURES.add("sb-layout-grown", lambda: format_bytes(layout_memory().grown))
+FIGURES.add("sb-layout-presized-key", lambda: format_bytes(layout_memory().presized_per_key))
+FIGURES.add("sb-layout-grown-key", lambda: format_bytes(layout_memory().grown_per_key))
+FIGURES.add(
+    "sb-layout-grown-classes",
+    lambda: ", ".join(format_bytes(c) for c in layout_memory().grown_classes),
+)
+FIGURES.add(
+    "sb-layout-presized-over",
+    lambda: f"{layout_memory().presized / layout_memory().payload - 1:.0%}",
+)
+FIGURES.add(
+    "sb-layout-grown-over", lambda: f"{layout_memory().grown / layout_memory().payload - 1:.0%}"
+)
+FIGURES.add(
+    "sb-layout-bundled",
+    lambda: (
+        f"{format_bytes(layout_memory('bundled').presized)} / "
+        f"{format_bytes(layout_memory('bundled').grown)}"
+    ),
+)
+
 FIGURES.add("sb-per-campaign", lambda: format_bytes_si(campaigns().per_campaign))
 FIGURES.add("sb-shared", lambda: format_bytes(campaigns().shared))
 FIGURES.add("sb-ratio", lambda: f"{campaigns().ratio:.2f}×")
@@ -216,6 +281,18 @@ FIGURES.claim(
     "the worst shard is typically {sb-worst-ratio} the mean",
     Verdict.CORRECT,
     "Random routing costs little on average; size shards for the fullest one.",
+)  # fmt: skip
+FIGURES.claim(
+    "002-layout-2-34-bits", "002", "§7",
+    "The final layout — 2^17 containers (keys) of 2^17 bits — holds 2^34 bits: 2 GiB.",
+    "2^17 × 2^17 bits = 2^34 bits (2 GiB)",
+    "{sb-layout-presized} presized, {sb-layout-grown} grown by SETBIT (MEMORY USAGE over the "
+    "2^17 keys; payload {sb-layout-payload})",
+    Verdict.IMPRECISE,
+    "2 GiB is the payload. A 16 KiB key is 16,390 bytes with its sds header, which jemalloc serves "
+    "from its 20 KiB class (+{sb-layout-presized-over}); keys grown by random SETBITs reallocate "
+    "greedily into {sb-layout-grown-classes} (+{sb-layout-grown-over}). The same on both jemalloc "
+    "builds.",
 )  # fmt: skip
 FIGURES.claim(
     "002-pipeline-50x", "002", "§8",

@@ -27,6 +27,8 @@ import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from setlab.core.validate import check_int as _check_int
 from setlab.models.allocator import DEFAULT_ALLOCATOR, size_class
 
@@ -151,9 +153,7 @@ def bitmap_growth(offsets: Iterable[int], allocator: str = DEFAULT_ALLOCATOR) ->
     steps: list[SdsString] = []
     for offset in offsets:
         needed = bytes_for_offset(offset)
-        steps.append(
-            SdsString.new(needed, allocator) if not steps else steps[-1].grow_zero(needed)
-        )
+        steps.append(SdsString.new(needed, allocator) if not steps else steps[-1].grow_zero(needed))
     if not steps:
         raise ValueError("offsets must contain at least one offset")
     return steps
@@ -169,6 +169,38 @@ def bitmap_memory_usage(
     greedily.
     """
     return bitmap_growth(offsets, allocator)[-1].allocation + key_overhead_bytes(key, allocator)
+
+
+def random_fill_allocations(
+    bits: int, writes: int, keys: int, seed: int = 0, allocator: str = DEFAULT_ALLOCATOR
+) -> list[int]:
+    """Value allocations (bytes) of ``keys`` bitmaps of ``bits`` bits, each built only by
+    ``writes`` SETBITs at uniformly random offsets in ``[0, bits)`` — a Bloom filter shard filled
+    without presizing.
+
+    Only a write past the current end changes the string, so each key follows the chain of
+    running maxima: after a geometric number of writes the next record is uniform above the
+    current length, and it grows the string by :meth:`SdsString.grow_zero` (greedy). Exact for
+    uniform offsets; ``seed`` seeds numpy's generator, so a figure is the same on every run.
+    """
+    bits = _check_int("bits", bits, 8)
+    if bits % 8:
+        raise ValueError(f"bits must be a multiple of 8; got {bits:,}")
+    writes = _check_int("writes", writes, 1)
+    keys = _check_int("keys", keys, 1)
+    rng = np.random.default_rng(seed)
+    length_max = bits // 8  # a write at offset o needs o // 8 + 1 bytes, uniform on 1..length_max
+    found = []
+    for _ in range(keys):
+        value = SdsString.new(int(rng.integers(1, length_max + 1)), allocator)
+        used = 1
+        while value.length < length_max:
+            used += int(rng.geometric((length_max - value.length) / length_max))
+            if used > writes:
+                break
+            value = value.grow_zero(int(rng.integers(value.length + 1, length_max + 1)))
+        found.append(value.allocation)
+    return found
 
 
 def first_setbit_memory_usage(
