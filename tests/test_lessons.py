@@ -2,6 +2,7 @@
 each ending with the fix and the choice; every chapter's overview agrees with the estimate."""
 
 import math
+import re
 
 import pytest
 
@@ -51,6 +52,8 @@ def test_every_chapter_states_the_estimated_timing_and_has_two_exercises():
     for slug in _chapters():
         c = lessons.chapter(slug)
         assert len(c.exercises) >= 2, slug
+        text = (lessons.BOOK / f"{slug}.md").read_text()
+        assert c.exercises == tuple(re.findall(r":label: (\S+-ex-\d+)", text)), slug
         if abs(c.teaching_min - c.teaching_estimate) > lessons.ROUND_TO or (
             abs(c.exercises_min - c.exercises_estimate) > lessons.ROUND_TO
         ):
