@@ -157,3 +157,24 @@ def test_plots_return_a_figure_with_labelled_axes(plot):
     }[plot]()
     assert all(ax.get_xlabel() for ax in fig.axes)
     assert not any(math.isnan(x) for ax in fig.axes for x in ax.get_xlim())
+
+
+@pytest.mark.live
+def test_a_reserved_filter_grows_unless_nonscaling(redis_server):
+    from redis.exceptions import ResponseError
+
+    assert _verdict("003-fixed-at-creation") is Verdict.DEPENDS
+    client = redis_server.client()
+    grows, fixed = "setlab:test:bf-grows", "setlab:test:bf-fixed"
+    client.delete(grows, fixed)
+    try:
+        client.execute_command("BF.RESERVE", grows, 0.01, 100)
+        client.execute_command("BF.MADD", grows, *range(500))
+        info = client.execute_command("BF.INFO", grows, "FILTERS")
+        assert (info[0] if isinstance(info, list) else info) > 1  # layers were added
+        client.execute_command("BF.RESERVE", fixed, 0.01, 100, "NONSCALING")
+        with pytest.raises(ResponseError, match="full"):
+            for i in range(500):
+                client.execute_command("BF.ADD", fixed, i)
+    finally:
+        client.delete(grows, fixed)

@@ -321,6 +321,16 @@ FIGURES.claim(
     "Nothing passes; it costs a second read and write during the window.",
 )  # fmt: skip
 
+FIGURES.claim(
+    "003-fixed-at-creation", "003", "坑一",
+    "A Bloom filter's bit array is fixed when it is created; growing it means building a new one.",
+    "fixed; rebuild to grow",
+    "RedisBloom grows by default: {sbf-demo-sent} items into capacity {sbf-demo-capacity} made "
+    "{sbf-demo-filters} sub-filters; only NONSCALING stays fixed",
+    Verdict.DEPENDS,
+    "True of one bit array and of NONSCALING; BF.RESERVE's default adds layers, which 坑二 then "
+    "describes.",
+)  # fmt: skip
 
 # -- live experiments and their stored counterparts (for live_or_reference) -----------------------
 
