@@ -8,6 +8,7 @@ sizeof(dictEntry) = 24; a bitmap of N bits is N/8 bytes).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from setlab.chapters import string_plus_set as chapter
 from setlab.core.units import format_bytes
@@ -26,7 +27,7 @@ NEW_KEY_AT_LEAST = 16 + 24 + 8 + 16
 def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
     assert set(CLAIMS) == {
         "000-sadd-atomic", "000-reload-on-null", "000-set-1e4-80kb", "000-set-1e8-2gb",
-        "000-bitmap-1e8-12mb",
+        "000-bitmap-1e8-12mb", "000-ttl-7-days",
     }  # fmt: skip
 
 
@@ -132,3 +133,17 @@ def test_the_set_and_counter_models_match_memory_usage_on_a_live_server(live_lab
     assert check.live, check.why_not_live
     assert check.value.set_measured == check.value.set_predicted
     assert check.value.counter is not None and check.value.counter[0] == check.value.counter[1]
+
+
+@pytest.mark.live
+def test_a_key_created_by_sadd_has_no_ttl(redis_server):
+    client = redis_server.client()
+    key = "setlab:test:like:user:1:1"
+    client.delete(key)
+    try:
+        assert client.sismember(key, "42") == 0  # not None: the seed's reload branch never runs
+        client.sadd(key, "42")
+        assert client.ttl(key) == -1  # exists, no expiry
+    finally:
+        client.delete(key)
+    assert CLAIMS["000-ttl-7-days"].verdict is Verdict.WRONG

@@ -278,3 +278,13 @@ FIGURES.claim(
     "True only for dense user ids; the seed's own hashed offsets make it 640 MiB per post.",
     also=("redis-set-memory",),
 )  # fmt: skip
+FIGURES.claim(
+    "000-ttl-7-days", "000", "§7.2",
+    "A TTL (7 days) makes cold per-user sets expire by themselves.",
+    "TTL 7 天",
+    "SADD creates keys with no TTL; the seed's only EXPIRE sits in the reload branch, never "
+    "entered ({sps-missing-reply})",
+    Verdict.WRONG,
+    "Keys created by a like live forever: set the TTL on every write (SADD then EXPIRE in one "
+    "MULTI or script).",
+)  # fmt: skip
