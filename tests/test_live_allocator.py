@@ -63,3 +63,31 @@ def test_redis_own_build_is_the_8_byte_build_and_the_model_matches(bundled_serve
     assert jemalloc_build(r) == "bundled"
     assert _mismatches(r, "bundled") == []
     assert _mismatches(r, "debian") != []
+
+
+def test_a_lab_on_redis_own_build_checks_first_writes_against_its_own_classes(
+    bundled_server, monkeypatch
+):
+    """A reader's own server from Redis's build (REDIS_URL): the experiment asks which build it
+    is and prices the model for it, so the page's live check holds there too."""
+    import setlab
+    from setlab.lab import backend, setbit
+    from setlab.lab.memory_runs import lab_allocator
+
+    for name in ("SETLAB_BACKEND", "SETLAB_USER", "SETLAB_ALLOW_BIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(backend, "_private_server", None)
+    monkeypatch.setenv("REDIS_URL", bundled_server.url)
+    lab = setlab.connect("allocator-check", quiet=True)
+    try:
+        assert lab_allocator(lab) == "bundled"
+        rows = [setbit.first_write(lab, o, lab.key("k" * n)) for n in range(1, 40, 3)
+                for o in (0, 1000)]  # fmt: skip
+        assert all(r.memory_usage == r.model for r in rows)
+        assert any(
+            r.model != bitmap.first_setbit_memory_usage(r.offset, lab.key("k" * n), "debian")
+            for r, n in zip(rows, [n for n in range(1, 40, 3) for _ in (0, 1)], strict=True)
+        )
+    finally:
+        lab.cleanup()
+        lab.close()

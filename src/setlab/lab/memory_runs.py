@@ -25,7 +25,7 @@ from setlab.core.validate import check_int
 from setlab.lab import reference
 from setlab.lab.backend import Lab
 from setlab.models import bitmap, hashed_offsets
-from setlab.models.allocator import QUANTUM
+from setlab.models.allocator import DEFAULT_ALLOCATOR, QUANTUM
 from setlab.models.redis_memory import (
     GROWTH_KINDS,
     KeyCost,
@@ -143,6 +143,12 @@ def jemalloc_build(r: Any) -> str | None:
             quantum = int(line.split(":", 1)[1])
             return {q: name for name, q in QUANTUM.items()}.get(quantum)
     return None
+
+
+def lab_allocator(lab: Lab) -> str:
+    """The jemalloc build to model ``lab``'s server with: what :func:`jemalloc_build` reads from
+    a real server, else the default (Debian's, what the reference runs measured)."""
+    return (jemalloc_build(lab.r) if lab.is_real else None) or DEFAULT_ALLOCATOR
 
 
 def intset_switch_point(lab: Lab, key: str, max_intset_entries: int) -> int | None:

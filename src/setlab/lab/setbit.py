@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from setlab.lab import latency, reference
+from setlab.lab import latency, memory_runs, reference
 from setlab.lab.backend import Lab
 from setlab.lab.reference import RunInfo
 from setlab.models import bitmap
@@ -56,11 +56,14 @@ class FirstWrite:
     second_client_ms: float  #: a second SETBIT at a smaller offset on the same key, milliseconds
 
 
-def first_write(lab: Lab, offset: int, key: str | None = None) -> FirstWrite:
+def first_write(
+    lab: Lab, offset: int, key: str | None = None, allocator: str | None = None
+) -> FirstWrite:
     """Time one first ``SETBIT key offset 1`` and read back what it allocated, then delete it.
 
     Refuses (``BigAllocationRefused``) when the allocation is too big for this server. On the
     embedded fakeredis there is no server time (``server_us`` is None) and no ``MEMORY USAGE``.
+    The model prices the server's own jemalloc build (``allocator``; None: ask the server).
     """
     offset = bitmap.check_offset(offset)
     lab.check_allocation(bitmap.bytes_for_offset(offset), f"SETBIT at offset {offset:,}")
@@ -79,7 +82,8 @@ def first_write(lab: Lab, offset: int, key: str | None = None) -> FirstWrite:
     strlen = r.strlen(key)
     r.unlink(key)
     server_us = None if before is None or after is None else after - before
-    model = bitmap.first_setbit_memory_usage(offset, key)
+    allocator = allocator or memory_runs.lab_allocator(lab)
+    model = bitmap.first_setbit_memory_usage(offset, key, allocator)
     return FirstWrite(offset, strlen, usage, model, server_us, client_ms, second_ms)
 
 
@@ -89,10 +93,11 @@ def sweep_first_writes(
     """:func:`first_write` for each offset, skipping those the lab may not allocate."""
     rows = []
     offsets = list(offsets)
+    allocator = memory_runs.lab_allocator(lab)
     for i, offset in enumerate(offsets, 1):
         if not lab.may_allocate(bitmap.bytes_for_offset(offset)):
             continue
-        rows.append(first_write(lab, offset))
+        rows.append(first_write(lab, offset, allocator=allocator))
         if progress:
             print(f"\r{i}/{len(offsets)} offsets", end="", flush=True)
     if progress:
@@ -222,6 +227,7 @@ def replay_sequence(
     offsets = [bitmap.check_offset(o) for o in offsets]
     lab.check_allocation(sequence_peak_bytes(offsets), f"SETBIT at offsets {offsets}")
     key = key or lab.key("sequence")
+    allocator = memory_runs.lab_allocator(lab)
     r = lab.r
     r.unlink(key)
     steps: list[SequenceStep] = []
@@ -237,7 +243,7 @@ def replay_sequence(
                 SequenceStep(
                     i, offset, steps[-1].strlen if steps else 0, int(r.strlen(key)),
                     None if usage is None else int(usage),
-                    bitmap.bitmap_memory_usage(offsets[:i], key),
+                    bitmap.bitmap_memory_usage(offsets[:i], key, allocator),
                     None if before is None or after is None else after - before, client_ms,
                 )
             )  # fmt: skip
