@@ -236,7 +236,9 @@ def plans_markdown(book: Path = BOOK) -> str:
     ]
     for plan in PLANS:
         parts += [
-            f"### {plan.name}: {plan.focus}",
+            f"### {plan.name[0].upper()}{plan.name[1:]}",
+            "",
+            f"{plan.focus[0].upper()}{plan.focus[1:]}.",
             "",
             "| slot | teaching | exercises in class |",
             "|:--|--:|--:|",
