@@ -149,7 +149,9 @@ _CARD_BOX = """() => {
   if (!card) return null;
   const box = card.getBoundingClientRect();
   const cells = [...card.querySelectorAll('td, th')].map(c => c.getBoundingClientRect().right);
-  return {top: box.top + scrollY, right: box.right, cellsRight: Math.max(...cells),
+  const rows = [...card.querySelectorAll('tbody tr')].map(r => r.getBoundingClientRect().top);
+  return {top: box.top + scrollY, lastRow: Math.max(...rows) + scrollY, right: box.right,
+          cellsRight: Math.max(...cells),
           pageWidth: document.documentElement.scrollWidth,
           viewWidth: document.documentElement.clientWidth};
 }"""
@@ -177,6 +179,7 @@ def test_the_card_is_above_the_fold_at_1280_and_fits_a_phone(chromium_installed,
             page.close()
             assert wide is not None, "no decision card on the front page"
             assert wide["top"] < 800 - 100, f"the card starts at {wide['top']:.0f} px"
+            assert wide["lastRow"] < 800, f"the card's last row starts at {wide['lastRow']:.0f} px"
             phone = session.page(390, 844, dark)
             phone.goto(f"{base}book/index.html", wait_until="networkidle")
             narrow = phone.evaluate(_CARD_BOX)

@@ -244,7 +244,8 @@ FIGURES.add("fd-sketches", lambda: f"{hll_chapter.simulated_errors(COUNT_SCALE).
 
 # -- the handout's formulas, each with a worked example ------------------------------------------
 
-#: The bitmap example's offset (seed 000's 10^8 users) and the Bloom example's scale and rate.
+#: The bitmap example's offset; the Bloom and Roaring examples' count (seed 003's scale), and
+#: the Bloom example's rate.
 EXAMPLE_OFFSET = 10**8
 EXAMPLE_N, EXAMPLE_P = 10**8, 0.01
 #: Members of the SET examples: 16-hex device IDs (seed 003) and decimal integer IDs.
@@ -269,7 +270,7 @@ FIGURES.add(
     "fd-bm-worst", lambda: format_bytes(bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET))
 )
 
-FIGURES.add("fd-bloom-n", lambda: choosing.power_of_ten(EXAMPLE_N))
+FIGURES.add("fd-example-n", lambda: f"{EXAMPLE_N:,}")
 FIGURES.add("fd-bloom-p", lambda: format_rate(EXAMPLE_P))
 FIGURES.add("fd-bloom-m", lambda: f"{example_bloom().m:,}")
 FIGURES.add("fd-bloom-k", lambda: str(example_bloom().k))
