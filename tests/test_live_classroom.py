@@ -348,6 +348,37 @@ def test_setlab_classroom_start_prints_the_urls_keeps_its_own_login_secret_and_s
         redis.Redis(port=port, password=admin_password, socket_connect_timeout=2).ping()
 
 
+def test_add_monitor_and_remove_work_on_a_server_the_instructor_already_runs(
+    class_server, tmp_path
+):
+    server, admin, _, _ = class_server
+    password = admin.connection_pool.connection_kwargs["password"]
+    env = {**os.environ, "SETLAB_ADMIN_URL": f"redis://default:{password}@{server.host}:"
+           f"{server.port}/0"}  # fmt: skip
+
+    def setlab_cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "setlab", "classroom", *args], env=env, cwd=tmp_path,
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    added = setlab_cli("add", "eve", "--csv", str(tmp_path / "eve.csv"))
+    assert added.returncode == 0, added.stderr
+    (row,) = csv.DictReader((tmp_path / "eve.csv").open())
+    assert row["name"] == "eve" and f"REDIS_URL={row['redis_url']}" in added.stdout
+    eve = redis.Redis.from_url(row["redis_url"])
+    eve.set("setlab:@eve:r:ch:k", "x")
+    watched = setlab_cli("monitor")
+    assert watched.returncode == 0, watched.stderr
+    row = next(ln.split() for ln in watched.stdout.splitlines() if ln.split()[:1] == ["eve"])
+    assert row[1] == "1" and row[-3] == "1"  # eve: one connection, one key, then its memory
+    removed = setlab_cli("remove", "eve")
+    assert removed.returncode == 0 and "removed 1 key(s) and 1 user(s)" in removed.stdout
+    assert "eve" not in admin.acl_users() and admin.get("course:config") == b"keep me"
+    for run in (added, watched, removed):
+        assert password not in run.stdout + run.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_every_chapter_executes_as_an_acl_confined_participant(class_server):
