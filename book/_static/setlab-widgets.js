@@ -47,6 +47,8 @@
       out.dataset.value = String(value);
       out.textContent = format(Number(value), out.dataset.kind, out.dataset.unit);
     });
+    // counts the updates, so a test can wait for the one its input caused
+    figure.dataset.updates = String(Number(figure.dataset.updates || 0) + 1);
   }
 
   function wire(figure, currentView) {

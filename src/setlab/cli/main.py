@@ -1,6 +1,6 @@
 """The ``setlab`` command (also ``python -m setlab``).
 
-* ``setlab calc bloom|cuckoo|roaring|set|hll`` — the book's sizing models as calculators
+* ``setlab calc bloom|cuckoo|roaring|set|hll|birthday|setbit|…`` — the book's models as calculators
   (:mod:`setlab.tools.calc`; numbers read by :mod:`setlab.core.quantities`);
 * ``setlab advise FILE`` — read IDs (:mod:`setlab.models.ids`), histogram them
   (:mod:`setlab.tools.analysis`), price every structure for them and recommend one
@@ -357,6 +357,10 @@ def _add_calc(sub: Any) -> None:
     from setlab.cli import widget_calc
 
     widget_calc.add_parsers(kinds)
+
+    from setlab.cli import bitmap_calc
+
+    bitmap_calc.add_parsers(kinds)
 
 
 def build_parser() -> argparse.ArgumentParser:

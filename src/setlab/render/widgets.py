@@ -160,6 +160,28 @@ def step_expr(var: str, breaks: Sequence[float], values: Sequence[float]) -> str
     return tree(0, len(breaks))
 
 
+def step_table(fn: Callable[[int], float], low: int, high: int) -> tuple[list[int], list[float]]:
+    """(breaks, values) of a non-decreasing step function ``fn`` of the integers in [``low``,
+    ``high``], for :func:`step_expr`: ``breaks[i]`` is the first integer where ``fn`` takes
+    ``values[i]``. Found by doubling and bisection, so a model with a few hundred steps over
+    2^32 integers costs a few thousand calls."""
+    breaks, values, x = [low], [fn(low)], low
+    while x < high:
+        current, step = values[-1], 1
+        while x + step <= high and fn(x + step) == current:
+            step *= 2
+        lo, hi = x + step // 2, min(x + step, high)  # fn(lo) == current; fn(hi) may differ
+        if fn(hi) == current:
+            break
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fn(mid) == current else (lo, mid)
+        breaks.append(hi)
+        values.append(fn(hi))
+        x = hi
+    return breaks, values
+
+
 def interp_expr(var: str, xs: Sequence[float], ys: Sequence[float], *, log: bool = True) -> str:
     """A Vega expression interpolating stored points ``(xs, ys)`` at ``var``: piecewise linear
     in log–log space when ``log`` (measurements spanning decades), clamped to the first and last

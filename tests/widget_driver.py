@@ -1,0 +1,57 @@
+"""Drive a setlab widget (setlab.render.widgets) in a Playwright page: set its number boxes or
+move its sliders, wait for the readouts the change caused, and read them back."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+
+def ready(page, slug: str, timeout: float = 60_000) -> object:
+    """The widget's figure once its chart is drawn and its readouts written."""
+    page.wait_for_selector(f"#widget-{slug}[data-ready='1']", state="attached", timeout=timeout)
+    return page.locator(f"#widget-{slug}")
+
+
+def _updates(page, slug: str) -> int:
+    return int(page.get_attribute(f"#widget-{slug}", "data-updates") or 0)
+
+
+def _wait_after(page, slug: str, before: int) -> None:
+    page.wait_for_function(
+        f"() => Number(document.querySelector('#widget-{slug}').dataset.updates || 0) > {before}"
+    )
+
+
+def set_boxes(page, slug: str, values: Mapping[str, float]) -> None:
+    """Type each value into its control's number box (a reader pressing Tab after typing)."""
+    for name, value in values.items():
+        before = _updates(page, slug)
+        box = page.locator(f"#widget-{slug}-{name}")
+        box.fill(str(int(value)) if float(value).is_integer() else repr(float(value)))
+        box.dispatch_event("change")
+        _wait_after(page, slug, before)
+
+
+def move_slider(page, slug: str, name: str, position: float) -> float:
+    """Put control ``name``'s slider at ``position`` (in its own units: log10 of the value for a
+    log control) as a drag would, and return the value its number box then shows."""
+    before = _updates(page, slug)
+    control = page.locator(f"#widget-{slug} .setlab-control[data-control='{name}']")
+    control.locator("input[type=range]").evaluate(
+        "(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }", position
+    )
+    _wait_after(page, slug, before)
+    return float(page.locator(f"#widget-{slug}-{name}").input_value())
+
+
+def readouts(page, slug: str) -> dict[str, tuple[float, str]]:
+    """Every readout as (the number in data-value, the text shown)."""
+    found = {}
+    for out in page.locator(f"#widget-{slug} output[data-readout]").all():
+        value = out.get_attribute("data-value")
+        found[out.get_attribute("data-readout")] = (
+            float(value) if value not in ("NaN", "null") else math.nan,
+            out.inner_text(),
+        )
+    return found
