@@ -45,8 +45,8 @@ DEFAULT_BINDERHUB = "https://mybinder.org"
 JUPYTER_BOOK_DEFAULT = "https://github.com/executablebooks/jupyter-book"
 #: the clone line of a build that does not know where the repository is published
 NO_URL_CLONE = (
-    "a copy of the setlab repository from whoever gave you this book (this build does not say "
-    "where the repository is published)"
+    "a copy of the setlab repository from whoever gave you this book; this build does not say "
+    "where the repository is published"
 )
 
 _GITHUB = re.compile(r"https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
