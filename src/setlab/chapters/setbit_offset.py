@@ -189,7 +189,7 @@ def sequence_table(measured: Measurement[list[SequenceStep]]) -> str:
     """Seed 000's three favourites as a Markdown table: what each write does, the string and
     ``MEMORY USAGE`` after it, and its time inside Redis (the measurement's own numbers)."""
     lines = [
-        "| click | offset | the write | string after | MEMORY USAGE after | inside Redis |",
+        "| # | offset | the write | STRLEN after | MEMORY USAGE | inside Redis |",
         "|--:|--:|:--|--:|--:|--:|",
     ]
     for s in measured.value:

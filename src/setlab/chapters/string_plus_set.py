@@ -99,9 +99,9 @@ def likers_rows() -> tuple[dict[str, int], ...]:
             "users": n,
             "bitmap, dense ids": bitmap.first_setbit_memory_usage(n - 1, BITMAP_KEY),
             "bitmap, hashed ids": bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET, BITMAP_KEY),
-            "set, users already have sets": like_service.likers_memory(n, new_keys=False),
-            "set, likers' sets past 512 likes": round(n * hashtable_like_bytes()),
-            "set, a new key per user": like_service.likers_memory(n, new_keys=True),
+            "set, intsets (≤ 512 likes)": like_service.likers_memory(n, new_keys=False),
+            "set, hashtables (> 512)": round(n * hashtable_like_bytes()),
+            "set, a new key each": like_service.likers_memory(n, new_keys=True),
         }
         for n in LIKER_COUNTS
     )
@@ -192,11 +192,9 @@ FIGURES.add(
     "sps-per-like", lambda: f"{(_sample_set()[0] - _sample_set()[1]) / (SAMPLE_LIKES - 1):.1f} B"
 )
 for _n, _name in ((10_000, "1e4"), (100_000_000, "1e8")):
-    FIGURES.add(f"sps-{_name}-marginal", lambda n=_n: _liker(n, "set, users already have sets"))
-    FIGURES.add(
-        f"sps-{_name}-hashtable", lambda n=_n: _liker(n, "set, likers' sets past 512 likes")
-    )
-    FIGURES.add(f"sps-{_name}-newkeys", lambda n=_n: _liker(n, "set, a new key per user"))
+    FIGURES.add(f"sps-{_name}-marginal", lambda n=_n: _liker(n, "set, intsets (≤ 512 likes)"))
+    FIGURES.add(f"sps-{_name}-hashtable", lambda n=_n: _liker(n, "set, hashtables (> 512)"))
+    FIGURES.add(f"sps-{_name}-newkeys", lambda n=_n: _liker(n, "set, a new key each"))
 FIGURES.add(
     "sps-1e4-hashtable-bundled",
     lambda: format_bytes(round(10_000 * hashtable_like_bytes("bundled"))),
