@@ -111,6 +111,6 @@ def figure() -> Widget:
         "three seeded fills.",
         source="a grid simulated in Python with setlab.models.cuckoo (random victims, 500 kicks, "
         "three seeds per cell, stored in the package), looked up by the browser; bits per item "
-        "and the rate are formulas — `setlab calc cuckoo-load` prints the same",
+        "and the rate are formulas; setlab calc cuckoo-load prints the same",
         settings=list(SETTINGS),
     )  # fmt: skip

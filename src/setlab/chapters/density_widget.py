@@ -76,7 +76,7 @@ def _chart() -> alt.LayerChart:
     x = alt.X("lr:Q", title=X_TITLE, scale=domain, axis=ticks)
     colour = alt.Color("structure:N", title=None, sort=list(STRUCTURES),
                        scale=alt.Scale(domain=list(STRUCTURES), range=list(COLOURS)),
-                       legend=alt.Legend(orient="bottom", columns=3, symbolOpacity=1))  # fmt: skip
+                       legend=alt.Legend(orient="bottom", columns=2, symbolOpacity=1))  # fmt: skip
     y = alt.Y("bytes_per_id:Q", title="bytes per ID", scale=alt.Scale(type="log"))
     lines = base.mark_line(point=True).encode(x=x, y=y, color=colour)
     picks = (
@@ -97,13 +97,13 @@ def _chart() -> alt.LayerChart:
     )
     label = (
         base.transform_filter("datum.pick && datum.lr == logrange")
-        .transform_calculate(label="\"advisor's pick at 2^\" + datum.lr + ': ' + datum.structure")
-        .mark_text(align="left", baseline="top", fontWeight="bold", fontSize=13)
+        .transform_calculate(label="'pick at 2^' + datum.lr + ': ' + datum.structure")
+        .mark_text(align="left", baseline="top", fontWeight="bold", fontSize=12)
         .encode(x=alt.value(6), y=alt.value(6), text="label:N", color=colour)
     )
     return alt.layer(lines, picks, here, label).properties(
         width="container", height=300,
-        title="Bytes per ID as the same number of IDs spreads out (shading: the advisor's pick)",
+        title="Bytes per ID by range (shading: the advisor's pick)",
     )  # fmt: skip
 
 
@@ -135,7 +135,7 @@ def figure() -> Widget:
         "filter costs less than any exact structure. HyperLogLog only counts. A dash: more IDs "
         "than values, or the structure cannot hold them.",
         source="the advisor's models (setlab.tools.advise over setlab.models) computed in Python "
-        "at build time for every setting, looked up by the browser — `setlab calc density` "
-        "prints the same (and takes --range 2^64 for hashed IDs)",
+        "at build time for every setting, looked up by the browser; setlab calc density prints "
+        "the same (and takes --range 2^64 for hashed IDs)",
         settings=list(SETTINGS),
     )  # fmt: skip

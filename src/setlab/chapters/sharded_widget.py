@@ -39,9 +39,14 @@ def _data(s: Settings) -> dict[str, float]:
     return widget_calcs.sharded_bloom(SEED_002_REAL, shards, round(s["capacity"]), P).data
 
 
-def _fpr(load: str) -> str:
+def _fpr_k(load: str, k: str) -> str:
     """``(1 - e^(-k·load/m))^k`` (:func:`setlab.models.bloom.fpr`) as a Vega expression."""
-    return f"pow(1 - exp(-k * ({load}) / m), k)"
+    return f"pow(1 - exp(-{k} * ({load}) / m), {k})"
+
+
+def _fpr(load: str) -> str:
+    """The rate of a shard holding ``load`` items, with the shard's ``k``."""
+    return _fpr_k(load, "k")
 
 
 def _chart() -> alt.LayerChart:
@@ -108,12 +113,8 @@ def figure() -> Widget:
                     lambda s: _data(s)["worst_load"], kind="int"),
             Readout("m", "bits per shard", f"ceil(-capacity * log({P}) / (LN2 * LN2))",
                     lambda s: _data(s)["m"], kind="int"),
-            Readout("k", "hashes k",
-                    "(pow(1 - exp(-max(1, floor(m / capacity * LN2)) * capacity / m), "
-                    "max(1, floor(m / capacity * LN2))) <= pow(1 - exp(-max(1, ceil(m / capacity "
-                    "* LN2)) * capacity / m), max(1, ceil(m / capacity * LN2)))) "
-                    "? max(1, floor(m / capacity * LN2)) : max(1, ceil(m / capacity * LN2))",
-                    lambda s: _data(s)["k"], kind="int"),
+            Readout("k", "hashes k", f"({_fpr_k('capacity', 'kf')} <= {_fpr_k('capacity', 'kc')})"
+                    " ? kf : kc", lambda s: _data(s)["k"], kind="int"),
             Readout("total", "all shards", "shards * ceil(m / 8)",
                     lambda s: _data(s)["total_bytes"], kind="bytes"),
             Readout("worstfpr", "rate of the fullest shard", _fpr("worst"),
@@ -121,12 +122,15 @@ def figure() -> Widget:
             Readout("meanfpr", "rate at the mean load", _fpr("mean"),
                     lambda s: _data(s)["fpr_at_mean"], kind="rate"),
         ],
-        caption=f"Seed 002's {SEED_002_REAL:,} items routed by hash over 2^x keys, each a Bloom "
-        "filter sized for the capacity you choose at 1%. Sized for the mean load, the fullest "
-        "shard is past its capacity and errs more than 1%; a little headroom fixes it — the "
-        "smaller the shards, the more headroom they need.",
+        caption=f"Seed 002's {SEED_002_REAL:,} items routed by hash over a power of two of keys, "
+        "each a Bloom filter sized for the capacity you choose at 1%. Sized for the mean load, "
+        "the fullest shard is past its capacity and errs more than 1%; a little headroom fixes "
+        "it — the smaller the shards, the more headroom they need.",
         source="Bloom formulas (setlab.models.bloom) in the browser; the fullest shard's load is "
         "the median of the maximum over routings (a binomial quantile), precomputed in Python "
-        "at build time for each shard count — `setlab calc sharded-bloom` prints the same",
+        "at build time for each shard count; setlab calc sharded-bloom prints the same",
         settings=list(SETTINGS),
+        # the whole k each side of (m / c) ln 2; the one with the lower rate wins (bloom.optimal_k)
+        derived={"kf": "max(1, floor(m / capacity * LN2))",
+                 "kc": "max(1, ceil(m / capacity * LN2))"},
     )  # fmt: skip
