@@ -45,6 +45,47 @@ def exercise_problems(html: Path) -> list[str]:
     return problems
 
 
+# (exercise label, a pattern for the numbers its solution's executed output prints): every
+# number captured must also appear in the solution's prose on the built page.
+PRINTED = [
+    ("setbit-offset-ex-1", r"STRLEN ([\d,]+) bytes, MEMORY USAGE ([\d,]+) bytes"),
+    ("hyperloglog-ex-1", r"STRLEN (\d+) bytes\s+MEMORY USAGE (\d+) bytes"),
+    ("redis-set-memory-ex-1", r"(hashtable) (\d+)"),
+]
+
+
+def solutions_disagreeing(html: Path) -> list[str]:
+    """Solutions whose prose does not state the numbers their own executed cells print."""
+    wrong = []
+    for label, pattern in PRINTED:
+        page = html / "book" / f"{label.rsplit('-ex-', 1)[0]}.html"
+        dom = BeautifulSoup(page.read_text(), "html.parser")
+        link = dom.select_one(f'div.solution .admonition-title a[href="#{label}"]')
+        solution = link.find_parent("div", class_="solution")
+        printed = " ".join(o.get_text(" ") for o in solution.select(".cell_output"))
+        match = re.search(pattern, printed)
+        if match is None:
+            wrong.append(f"{label}: output {printed[:120]!r} does not match {pattern!r}")
+            continue
+        for cell in solution.select(".cell"):
+            cell.decompose()
+        prose = " ".join(solution.get_text(" ").split())
+        wrong += [
+            f"{label}: prints {n}, prose lacks it" for n in match.groups() if not _states(prose, n)
+        ]
+    return wrong
+
+
+def _states(prose: str, value: str) -> bool:
+    """Whether ``prose`` says ``value``: a word, or a number with or without thousands commas
+    (27496 = 27,496; 20 is not found inside 2,000 or 120)."""
+    if not value.replace(",", "").isdigit():
+        return value in prose
+    number = int(value.replace(",", ""))
+    forms = {str(number), f"{number:,}"}
+    return any(re.search(rf"(?<![\d,]){re.escape(f)}(?!\d|,\d)", prose) for f in forms)
+
+
 def visible_answers(html: Path) -> tuple[list[str], int]:
     """Pages where an output shows in an exercise or a closed solution; and how many outputs one
     opened solution shows (it must be more than zero, or the check could not see anything)."""
@@ -75,3 +116,7 @@ def test_no_answer_is_visible_until_its_solution_is_opened(fake_book_html):
     shown, opened = visible_answers(fake_book_html)
     assert shown == []
     assert opened > 0
+
+
+def test_solutions_state_what_their_cells_printed(fake_book_html):
+    assert solutions_disagreeing(fake_book_html) == []
