@@ -194,11 +194,10 @@ def _start(args: argparse.Namespace) -> int:
             f"{args.maxmemory}, noeviction; no data on disk"
         )
         _save(args, participants, host, server.port)
-        admin_file = Path(args.csv).resolve().parent / ADMIN_FILE
-        fd = os.open(admin_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.chmod(admin_file, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(f"redis://default:{password}@127.0.0.1:{server.port}/0\n")
+        admin_file = classroom.write_private(
+            Path(args.csv).resolve().parent / ADMIN_FILE,
+            f"redis://default:{password}@127.0.0.1:{server.port}/0\n",
+        )
         print(f"your own login (user default) is in {admin_file} (mode 600)")
         print(f"watch the class: setlab classroom monitor --admin-file {admin_file} --every 10")
         print("serving until Ctrl-C; stopping the server forgets every key", flush=True)

@@ -38,6 +38,7 @@ namespace holds (``MEMORY USAGE`` summed over ``SCAN``).
 from __future__ import annotations
 
 import csv
+import io
 import os
 import re
 import secrets
@@ -183,14 +184,22 @@ def remove(admin: redis.Redis, names: Iterable[str]) -> tuple[int, int]:
 def write_csv(path: Path | str, participants: Sequence[Participant], host: str, port: int) -> Path:
     """Write ``name,setlab_user,redis_url`` per participant to ``path``, readable only by its
     owner (mode 0600: it holds every password). Returns the path."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(["name", "setlab_user", "redis_url"])
+    for p in participants:
+        writer.writerow([p.name, p.name, p.url(host, port)])
+    return write_private(path, out.getvalue())
+
+
+def write_private(path: Path | str, text: str) -> Path:
+    """Write ``text`` to ``path`` readable and writable by its owner only (mode 0600), also
+    when the file already exists with a wider mode. Returns the path."""
     path = Path(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.chmod(path, 0o600)  # an existing file keeps its old mode through O_CREAT
-    with os.fdopen(fd, "w", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(["name", "setlab_user", "redis_url"])
-        for p in participants:
-            writer.writerow([p.name, p.name, p.url(host, port)])
+    with os.fdopen(fd, "w", newline="") as handle:
+        handle.write(text)
     return path
 
 
