@@ -131,6 +131,7 @@ def notes_markdown() -> str:
         stops = [(title, minute) for title, minute in c.checkpoints() if title not in skip]
         checkpoints = "; ".join(f"{title} by {minute} min" for title, minute in stops)
         parts += [
+            f"(notes-{slug})=",
             f"### {{doc}}`{slug}`",
             "",
             f"- **Demo live:** {n.demo}",
