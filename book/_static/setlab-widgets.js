@@ -20,7 +20,8 @@
   function format(value, kind, unit) {
     var text;
     if (!isFinite(value)) text = "\u2014";
-    else if (kind === "int") text = Math.round(value).toLocaleString("en-US");
+    // BigInt writes every digit of a whole number past 2^53 (2^64 offsets), as Python does
+    else if (kind === "int") text = BigInt(Math.round(value)).toLocaleString("en-US");
     else if (kind === "bytes") text = bytes(value);
     else if (kind === "percent") text = sig(value * 100) + "%";
     else if (kind === "rate") {

@@ -17,6 +17,7 @@ from __future__ import annotations
 import altair as alt
 
 from setlab.chapters.birthday_collisions import seed_000_cells
+from setlab.models.birthday import format_probability
 from setlab.render.widgets import Control, Readout, Settings, Widget
 from setlab.tools.calc.birthday import birthday_report
 
@@ -47,7 +48,7 @@ def _data(s: Settings) -> dict:
 
 
 def _chart() -> alt.LayerChart:
-    ns = sorted({max(1, round(10 ** (i / 20))) for i in range(0, 181)})
+    ns = sorted({max(2, round(10 ** (i / 20))) for i in range(0, 181)})  # P(1 ID) = 0
     curve = (
         alt.Chart(alt.Data(values=[{"n": n} for n in ns]))
         .transform_calculate(chance=chance_expr("datum.n"))
@@ -56,7 +57,9 @@ def _chart() -> alt.LayerChart:
             x=alt.X("n:Q", title="IDs hashed (n)", scale=alt.Scale(type="log")),
             y=alt.Y("chance:Q", title="P(two IDs share an offset)",
                     scale=alt.Scale(type="log", domain=[1e-12, 1], clamp=True),
-                    axis=alt.Axis(format="~g", values=[1e-12, 1e-9, 1e-6, 1e-3, 1])),
+                    axis=alt.Axis(values=[1e-12, 1e-9, 1e-6, 1e-3, 1],
+                                  labelExpr="datum.value >= 0.001 ? format(datum.value, '~g')"
+                                            " : format(datum.value, '.0e')")),
         )
     )  # fmt: skip
     cells = [
@@ -107,8 +110,10 @@ def explorer() -> Widget:
         readouts=readouts,
         caption="Set how many IDs you hash and the bitmap's size. The curve is the exact chance "
         "that two of them land on one offset; the diamonds are seed 000 §3.4's printed figures, "
-        "coloured by our verdict, bold where M is yours. With 2^32 offsets a thousand likers "
-        "already collide once in ten thousand items; a hundred thousand make it a near certainty.",
+        "coloured by our verdict, bold where M is yours. With 2^32 offsets, one item in "
+        f"{1 / _data(DEFAULTS)['collision_probability']:,.0f} with a thousand likers has two on "
+        f"one offset; with {SETTINGS[1]['n']:,} likers the chance is "
+        f"{format_probability(_data(SETTINGS[1])['collision_probability'])}.",
         source="the exact birthday model (setlab.models.birthday) as a series in your browser; "
         "the same as setlab calc birthday",
         settings=SETTINGS,

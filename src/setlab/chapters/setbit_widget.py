@@ -41,7 +41,7 @@ def _allocation(offset: int) -> int:
     return bitmap.SdsString.new(bitmap.bytes_for_offset(offset)).allocation
 
 
-def _chart(offsets: tuple[float, ...], ms: tuple[float, ...], label: str) -> alt.LayerChart:
+def _chart(offsets: tuple[float, ...], ms: tuple[float, ...]) -> alt.LayerChart:
     points = [{"offset": o, "ms": t} for o, t in zip(offsets, ms, strict=True)]
     x = alt.X("offset:Q", title="bit offset of the first SETBIT", scale=alt.Scale(type="log"))
     y = alt.Y("ms:Q", title="ms inside Redis (reference run)", scale=alt.Scale(type="log"))
@@ -57,7 +57,7 @@ def _chart(offsets: tuple[float, ...], ms: tuple[float, ...], label: str) -> alt
         .encode(x="offset:Q", y="ms:Q")
     )
     return alt.layer(line, dots, here).properties(
-        width="container", height=230, title=f"First SETBIT, {label}"
+        width="container", height=230, title="First SETBIT, reference run"
     )
 
 
@@ -78,7 +78,7 @@ def offset_explorer() -> Widget:
     ]  # fmt: skip
     return Widget(
         "setbit", "SETBIT offset: what the first write at your offset costs",
-        _chart(offsets, ms, label),
+        _chart(offsets, ms),
         controls=[Control("offset", "bit offset", DEFAULTS["offset"], 1, bitmap.MAX_OFFSET,
                           log=True, integer=True)],
         readouts=readouts,
