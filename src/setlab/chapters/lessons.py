@@ -217,10 +217,11 @@ PLANS = [
          "Part I's failure modes and its fix, how a Bloom filter works and saturates, then "
          "choosing"),
     Plan("a full day", 420, 15, 60,
-         (Slot("setbit-offset"), Slot("birthday-collisions", (1, 2)),
+         (Slot("setbit-offset", (1, 2)), Slot("birthday-collisions", (1, 2)),
           Slot("snowflake-ranges", (2,)), Slot("one-slow-command", (1,)),
           Slot("bloom-basics", (1, 2)), Slot("nk-vs-m-saturation", (1,)),
-          Slot("redis-set-memory", (1,)), Slot("string-plus-set"), Slot("choosing")),
+          Slot("redis-set-memory", (1,)), Slot("string-plus-set", (1, 2)),
+          Slot("choosing", (1, 3))),
          "Part I, the Bloom filter and what a SET costs, then the fix and choosing; the other "
          "chapters as further reading"),
 ]  # fmt: skip
