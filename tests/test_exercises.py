@@ -57,9 +57,11 @@ def _solution(label: str) -> str:
 
 
 def _is_placeholder(code: str) -> bool:
-    """A cell with a bare ``...`` for the reader to replace."""
+    """A cell with a blank for the reader to fill: a bare ``...`` or the name ``___``."""
     return any(
-        isinstance(n, ast.Constant) and n.value is Ellipsis for n in ast.walk(ast.parse(code))
+        (isinstance(n, ast.Constant) and n.value is Ellipsis)
+        or (isinstance(n, ast.Name) and n.id == "___")
+        for n in ast.walk(ast.parse(code))
     )
 
 
@@ -86,6 +88,14 @@ def test_placeholders_never_execute_into_a_result():
             if any(isinstance(s, ast.Expr) for s in tree.body) or "print(" in code:
                 bad.append(label)
     assert bad == []
+
+
+def test_a_blank_that_would_raise_is_never_executed():
+    """``___`` stops a reader's run with a NameError, as it should; the build must skip it."""
+    for _, label, box in _boxes():
+        for cell in CELL.findall(box):
+            if "___" in _code(cell):
+                assert "skip-execution" in _tags(cell), label
 
 
 def test_a_hidden_result_is_revealed_in_the_solution():
