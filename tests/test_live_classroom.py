@@ -377,6 +377,10 @@ def test_add_monitor_and_remove_work_on_a_server_the_instructor_already_runs(
     assert "eve" not in admin.acl_users() and admin.get("course:config") == b"keep me"
     for run in (added, watched, removed):
         assert password not in run.stdout + run.stderr
+    quiet = setlab_cli("add", "eve", "--quiet", "--csv", str(tmp_path / "quiet.csv"))
+    (row,) = csv.DictReader((tmp_path / "quiet.csv").open())
+    assert quiet.returncode == 0 and row["redis_url"].split("@")[0] not in quiet.stdout
+    assert classroom.remove(admin, ["eve"]) == (0, 1)
 
 
 @pytest.mark.slow

@@ -99,6 +99,10 @@ def _csv_option(p: argparse.ArgumentParser) -> None:
         "--csv", default=DEFAULT_CSV, metavar="PATH",
         help=f"where to write name,setlab_user,redis_url (default {DEFAULT_CSV}, mode 600)",
     )  # fmt: skip
+    p.add_argument(
+        "--quiet", action="store_true",
+        help="do not print the URLs, only write the CSV (when your screen is projected)",
+    )  # fmt: skip
 
 
 def _admin_option(p: argparse.ArgumentParser) -> None:
@@ -170,7 +174,7 @@ def _save(args: argparse.Namespace, participants: list[Any], host: str, port: in
 
     print(f"each participant: ACL user <name> with {classroom.rules_text()}")
     width = max(len(p.name) for p in participants)
-    for p in participants:
+    for p in participants if not args.quiet else ():
         print(f"  {p.name:<{width}}  REDIS_URL={p.url(host, port)}  SETLAB_USER={p.name}")
     path = classroom.write_csv(args.csv, participants, host, port)
     print(f"{len(participants)} participant URL(s) written to {path} (mode 600)")
