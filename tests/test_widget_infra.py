@@ -84,7 +84,9 @@ def test_fallback_table_has_the_defaults_first_then_the_other_settings():
     assert [r["n"] for r in rows] == [1e6, 5e9]
     assert rows[1]["s"] == 3 and rows[1]["half"] == 2.5e9
     table = _demo().fallback_html()
-    assert table.count("<tr>") == 3 and "2,500,000,000" in table
+    # one column per setting, one row per control and readout (plus the header)
+    assert table.count("<tr>") == 5 and table.count('<th scope="col">') == 2
+    assert "<td>500,000</td><td>2,500,000,000</td>" in table
 
 
 def test_jupyterlab_gets_vega_lite_with_bound_inputs_and_the_book_gets_html(monkeypatch):
@@ -93,6 +95,10 @@ def test_jupyterlab_gets_vega_lite_with_bound_inputs_and_the_book_gets_html(monk
     spec = bundle[widgets.VEGALITE_MIME]
     assert {p["name"]: "bind" in p for p in spec["params"]} == {
         "n": True, "s": True, "half": False, "cls": False}  # fmt: skip
+    import vl_convert
+
+    bound = {s["name"] for s in vl_convert.vegalite_to_vega(spec)["signals"] if "bind" in s}
+    assert bound == {"n", "s"}  # Vega-Lite compiles the bindings JupyterLab will show
     monkeypatch.setenv(widgets.STATIC_ENV, "static")
     assert "setlab-widget" in _demo()._repr_mimebundle_()["text/html"]
 

@@ -324,18 +324,26 @@ class Widget:
         )
 
     def fallback_html(self) -> str:
-        """The text fallback: one row per setting, controls then readouts."""
-        head = "".join(f"<th>{html.escape(c.label)}</th>" for c in self.controls)
-        head += "".join(f"<th>{html.escape(r.label)}</th>" for r in self.readouts)
+        """The text fallback: one column per setting (the default first), one row per control
+        and readout, so a phone shows a few narrow columns rather than a dozen."""
+        rows = self.rows()
+        head = "<th></th>" + "".join(
+            f'<th scope="col">{"default" if i == 0 else f"setting {i + 1}"}</th>'
+            for i in range(len(rows))
+        )
         body = []
-        for row in self.rows():
-            cells = [_control_text(c, row[c.name]) for c in self.controls]
-            cells += [format_value(row[r.name], r.kind, r.unit) for r in self.readouts]
-            body.append("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in cells) + "</tr>")
+        for label, cells in [
+            *((c.label, [_control_text(c, row[c.name]) for row in rows]) for c in self.controls),
+            *((r.label, [format_value(row[r.name], r.kind, r.unit) for row in rows])
+              for r in self.readouts),
+        ]:  # fmt: skip
+            tds = "".join(f"<td>{html.escape(x)}</td>" for x in cells)
+            body.append(f'<tr><th scope="row">{html.escape(label)}</th>{tds}</tr>')
         return (
             '<details class="setlab-widget-fallback"><summary>The same numbers as text, '
-            "at the default and a few other settings</summary>\n<table>"
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></details>"
+            "at the default and a few other settings</summary>\n"
+            '<div class="setlab-widget-scroll" tabindex="0"><table>'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></details>"
         )
 
     def text(self) -> str:
