@@ -55,11 +55,12 @@ def _chart(grid: LoadGrid) -> alt.LayerChart:
     rows = [{"b": c.bucket_size, "f": c.fingerprint_bits, "ls": c.log_slots, "load": c.load,
              "low": min(c.loads), "high": max(c.loads)} for c in grid.cells]  # fmt: skip
     base = alt.Chart(alt.Data(values=rows)).transform_filter("datum.ls == ls")
-    x = alt.X("f:Q", title="fingerprint bits f", scale=alt.Scale(domain=[4, 16]))
+    x = alt.X("f:Q", title="fingerprint bits f", scale=alt.Scale(domain=[4, 16]),
+              axis=alt.Axis(format="d", tickMinStep=1))  # fmt: skip
     y = alt.Y("load:Q", title="load at the first failed insert", axis=alt.Axis(format="%"),
               scale=alt.Scale(domain=[0, 1]))  # fmt: skip
     colour = alt.Color(
-        "b:O", title="bucket size b",
+        "b:O", title="bucket size b", legend=alt.Legend(orient="bottom", direction="horizontal"),
         scale=alt.Scale(domain=list(BUCKET_SIZES), range=["#CC79A7", "#009E73", "#0072B2",
                                                           "#56B4E9"]),
     )  # fmt: skip
