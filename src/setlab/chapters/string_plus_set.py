@@ -107,6 +107,11 @@ def likers_rows() -> tuple[dict[str, int], ...]:
     )
 
 
+def _users(n: int) -> str:
+    """A user count for a narrow column: ``10,000`` or ``100 million``."""
+    return f"{n / 1e6:g} million" if n >= 10**6 else f"{n:,}"
+
+
 def likers_table() -> str:
     """:func:`likers_rows` as a Markdown table (sizes in binary units)."""
     rows = likers_rows()
@@ -114,7 +119,7 @@ def likers_table() -> str:
     lines = ["| users | " + " | ".join(names) + " |", "|" + "--:|" * (len(names) + 1)]
     for row in rows:
         lines.append(
-            f"| {row['users']:,} | " + " | ".join(format_bytes(row[k]) for k in names) + " |"
+            f"| {_users(row['users'])} | " + " | ".join(format_bytes(row[k]) for k in names) + " |"
         )
     return "\n".join(lines)
 
