@@ -133,7 +133,7 @@ def figure() -> Widget:
         "Dense IDs are cheapest as a plain bitmap, one bit per possible ID; as they spread out, "
         "Roaring's containers win, and when the range is far larger than the IDs a 1% Bloom "
         "filter costs less than any exact structure. HyperLogLog only counts. A dash: more IDs "
-        "than values, or the structure cannot hold them.",
+        "than values in the range.",
         source="the advisor's models (setlab.tools.advise over setlab.models) computed in Python "
         "at build time for every setting, looked up by the browser; setlab calc density prints "
         "the same (and takes --range 2^64 for hashed IDs)",
