@@ -284,8 +284,9 @@ FIGURES.claim(
 )  # fmt: skip
 FIGURES.claim(
     "002-layout-2-34-bits", "002", "§7",
-    "The final layout — 2^17 containers (keys) of 2^17 bits — holds 2^34 bits: 2 GiB.",
-    "2^17 × 2^17 bits = 2^34 bits (2 GiB)",
+    "The final layout: the high 17 bits of the hash pick one of 2^17 containers (keys), the low "
+    "17 bits a bit in it — 2^34 bits, i.e. 2 GiB.",
+    "2^17 keys × 2^17 bits (implied: 2^34 bits = 2 GiB)",
     "{sb-layout-presized} presized, {sb-layout-grown} grown by SETBIT (MEMORY USAGE over the "
     "2^17 keys; payload {sb-layout-payload})",
     Verdict.IMPRECISE,
@@ -293,6 +294,7 @@ FIGURES.claim(
     "from its 20 KiB class (+{sb-layout-presized-over}); keys grown by random SETBITs reallocate "
     "greedily into {sb-layout-grown-classes} (+{sb-layout-grown-over}). The same on both jemalloc "
     "builds.",
+    also=("nk-vs-m-saturation",),
 )  # fmt: skip
 FIGURES.claim(
     "002-pipeline-50x", "002", "§8",
