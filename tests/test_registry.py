@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -54,13 +55,23 @@ def test_every_claim_names_a_chapter_in_the_book():
         assert all(f"book/{other}" in toc for other in claim.also), claim.id
 
 
-def test_errata_lists_every_claim_once_under_its_seed():
+def test_errata_lists_every_claim_once_tagged_and_linked_to_its_chapter():
+    from setlab.chapters import errata
+
     text = registry.errata_markdown()
     everything = registry.claims()
-    assert text.count("{doc}`") == len(everything)
+    assert text.count('class="errata-row"') == len(everything)
+    for c in everything:
+        tag = f'data-seed="{c.seed}" data-chapter="{c.chapter}" data-verdict="{c.verdict.value}"'
+        assert tag in text, c.id
+        assert f'href="{c.chapter}.html#{quote(c.anchor())}"' in text, c.id
+        assert f'<span id="{c.anchor()}"></span>' in registry.verdict_table(c.chapter), c.id
+    filters = errata.filters_html()
     for seed in {c.seed for c in everything}:
-        assert registry.SEED_TITLES[seed] in text
+        assert registry.SEED_TITLES[seed] in filters
     assert sum(registry.verdict_counts(everything).values()) == len(everything)
+    counts = [int(errata.FIGURES[f"errata-{errata.verdict_slug(v)}"]) for v in Verdict]
+    assert sum(counts) == int(errata.FIGURES["errata-total"]) == len(everything)
 
 
 def test_a_claim_shown_in_another_chapter_is_in_that_chapters_table():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from urllib.parse import quote
 
 from setlab.render.claims import Claim, Figures, Verdict, table_markdown
 
@@ -92,22 +93,24 @@ def verdict_counts(selected: list[Claim]) -> dict[str, int]:
 
 
 def errata_markdown() -> str:
-    """Every registered claim, one section per seed, with a link to the chapter that checks it."""
-    everything = claims()
-    parts = []
-    for seed, title in SEED_TITLES.items():
-        selected = sorted((c for c in everything if c.seed == seed), key=lambda c: c.section)
-        if not selected:
-            continue
-        parts += [f"## {title}", ""]
-        parts += [
-            "| where | claim | their figure | ours | verdict | chapter |",
-            "|:--|:--|:--|:--|:--|:--|",
-        ]
-        for c in selected:
-            parts.append(
-                f"| {c.section} | {c.claim} | {c.seed_figure} | {c.our_figure()} "
-                f"| {c.verdict.badge()} | {{doc}}`{c.chapter}` |"
-            )
-        parts.append("")
+    """Every registered claim in one table, ordered by seed and section.
+
+    Each row's first cell carries an empty ``<span class="errata-row">`` whose ``data-seed``,
+    ``data-chapter`` and ``data-verdict`` the page's filters read, and its last cell links to the
+    claim's row in the verdict table of the chapter that computes it (``#claim-<id>``).
+    """
+    parts = [
+        "| seed | claim | their figure | ours | verdict | chapter |",
+        "|:--|:--|:--|:--|:--|:--|",
+    ]
+    for c in sorted(claims(), key=lambda c: (c.seed, c.section)):
+        tag = (
+            f'<span class="errata-row" data-claim="{c.id}" data-seed="{c.seed}" '
+            f'data-chapter="{c.chapter}" data-verdict="{c.verdict.value}"></span>'
+        )
+        link = f'<a class="errata-link" href="{c.chapter}.html#{quote(c.anchor())}">{c.chapter}</a>'
+        parts.append(
+            f"| {tag}{c.seed} {c.section} | {c.claim} | {c.seed_figure} | {c.our_figure()} "
+            f"| {c.verdict.badge()} | {link} |"
+        )
     return "\n".join(parts)

@@ -102,6 +102,10 @@ class Claim:
             raise ValueError(f"claim {self.id} is not registered on a chapter's Figures")
         return self.figures.fill(self.ours)
 
+    def anchor(self) -> str:
+        """The HTML id of this claim's row in a chapter's verdict table (the errata links it)."""
+        return "claim-" + self.id
+
     def reason(self) -> str:
         """:attr:`why` with every figure filled in."""
         if self.figures is None:
@@ -203,7 +207,7 @@ def table_markdown(selected: Iterable[Claim]) -> str:
     ]
     for c in selected:
         lines.append(
-            f"| {c.seed} {c.section} | {c.claim} | {c.seed_figure} | {c.our_figure()} "
-            f"| {c.verdict.badge()} | {c.reason()} |"
+            f'| <span id="{c.anchor()}"></span>{c.seed} {c.section} | {c.claim} | {c.seed_figure} '
+            f"| {c.our_figure()} | {c.verdict.badge()} | {c.reason()} |"
         )
     return "\n".join(lines)

@@ -1,0 +1,82 @@
+"""The errata appendix as a tool: its counts, its verdict legend, and the filters of its table.
+
+The table itself is :func:`setlab.chapters.registry.errata_markdown` (one row per registered
+claim, each tagged with its seed, chapter and verdict and linked to the claim's row in the
+chapter that computes it). This module adds what the page shows around it:
+
+- **figures** (``errata-…``): how many claims there are and how many got each verdict, and how
+  many seed sentences the enumeration (:mod:`setlab.chapters.seed_sentences`) found, judged and
+  left unjudged — glued into the page's prose, computed once here;
+- the **legend** defining each verdict word (from :attr:`Verdict.meaning`);
+- the **filters**: three ``<select>`` boxes (seed, chapter, verdict) whose options come from the
+  registry, wired by ``book/_static/setlab-errata.js`` (plain JavaScript served with the book; it
+  works offline and without a kernel). Without JavaScript the form stays hidden and the whole
+  table shows.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from setlab.chapters import registry, seed_sentences
+from setlab.render.claims import Figures, Verdict
+
+FIGURES = Figures("errata")
+
+#: The JavaScript and stylesheet the filters need, relative to the built page (book/errata.html).
+SCRIPT, STYLESHEET = "../_static/setlab-errata.js", "../_static/setlab-errata.css"
+
+
+def verdict_slug(verdict: Verdict) -> str:
+    """A verdict as a name fragment: "right for another reason" → "other-reason"."""
+    return {Verdict.OTHER_REASON: "other-reason"}.get(verdict, verdict.value)
+
+
+def _count(verdict: Verdict) -> str:
+    return str(registry.verdict_counts(registry.claims())[verdict.value])
+
+
+def _sentences(key: str) -> str:
+    return str(sum(row[key] for row in seed_sentences.counts().values()))
+
+
+FIGURES.add("errata-total", lambda: str(len(registry.claims())))
+for _verdict in Verdict:
+    FIGURES.add(f"errata-{verdict_slug(_verdict)}", lambda v=_verdict: _count(v))
+FIGURES.add("errata-sentences", lambda: _sentences("found"))
+FIGURES.add("errata-judged", lambda: _sentences("registered"))
+FIGURES.add("errata-not-judged", lambda: _sentences("not judged"))
+
+
+def legend_markdown() -> str:
+    """One bullet per verdict word: the word as the table colours it, then what it means."""
+    return "\n".join(f"- {v.badge()}: {v.meaning}." for v in Verdict)
+
+
+def _select(name: str, label: str, options: list[tuple[str, str]]) -> str:
+    items = "".join(f'<option value="{escape(v)}">{escape(text)}</option>' for v, text in options)
+    return (
+        f'<span class="errata-filter"><label for="errata-{name}">{label}</label>'
+        f'<select id="errata-{name}" data-filter="{name}">'
+        f'<option value="">all</option>{items}</select></span>'
+    )
+
+
+def filters_html() -> str:
+    """The filter form (hidden until the script shows it) and the script and stylesheet tags."""
+    everything = registry.claims()
+    seeds = [
+        (s, t) for s, t in registry.SEED_TITLES.items() if any(c.seed == s for c in everything)
+    ]
+    chapters = [(ch, ch) for ch in registry.CHAPTERS if any(c.chapter == ch for c in everything)]
+    verdicts = [(v.value, v.value) for v in Verdict]
+    return (
+        f'<link rel="stylesheet" href="{STYLESHEET}">'
+        '<form class="errata-filters" id="errata-filters" hidden aria-label="Filter the claims">'
+        + _select("seed", "Seed", seeds)
+        + _select("chapter", "Chapter", chapters)
+        + _select("verdict", "Verdict", verdicts)
+        + '<button type="reset">Show all</button>'
+        '<output id="errata-shown" aria-live="polite"></output></form>'
+        f'<script src="{SCRIPT}" defer></script>'
+    )
