@@ -41,11 +41,16 @@ def table() -> tuple[dict[str, Any], ...]:
                  for r in rows)  # fmt: skip
 
 
-def _data(s: Settings) -> dict[str, Any]:
+def _data(s: Settings) -> dict[str, Any] | None:
     """``setlab calc density``'s JSON at a setting of the controls (None when the IDs outnumber
     the values of their range)."""
-    count, universe = 10 ** round(s["logn"]), 2 ** round(s["logrange"])
-    return None if count > universe else widget_calcs.density(count, universe).data  # type: ignore[return-value]
+    return _calc(round(s["logn"]), round(s["logrange"]))
+
+
+@cache
+def _calc(log_count: int, log_range: int) -> dict[str, Any] | None:
+    count, universe = 10**log_count, 2**log_range
+    return None if count > universe else widget_calcs.density(count, universe).data
 
 
 def _per_id(structure: str) -> Any:
@@ -69,7 +74,8 @@ def _lookup(structure: str) -> str:
 
 
 def _chart() -> alt.LayerChart:
-    rows = [r for r in table() if r["bytes_per_id"] is not None]
+    keep = ("logn", "lr", "structure", "bytes_per_id", "pick")
+    rows = [{k: r[k] for k in keep} for r in table() if r["bytes_per_id"] is not None]
     base = alt.Chart(alt.Data(values=rows)).transform_filter("datum.logn == logn")
     domain = alt.Scale(domain=[LOG_RANGES[0] - 0.5, LOG_RANGES[-1] + 0.5], nice=False, zero=False)
     ticks = alt.Axis(labelExpr="'2^' + datum.value", values=list(LOG_RANGES[::2]))

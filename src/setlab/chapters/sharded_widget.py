@@ -11,6 +11,8 @@ Bloom formulas of :mod:`setlab.models.bloom`, evaluated in the browser and check
 
 from __future__ import annotations
 
+from functools import cache
+
 import altair as alt
 
 from setlab.chapters.nk_vs_m_saturation import SEED_002_REAL as _SEED_002_REAL
@@ -35,8 +37,12 @@ SETTINGS = ({"logshards": 17, "capacity": 7_630}, {"logshards": 10, "capacity": 
 
 def _data(s: Settings) -> dict[str, float]:
     """``setlab calc sharded-bloom``'s JSON at a setting of the controls."""
-    shards = 2 ** round(s["logshards"])
-    return widget_calcs.sharded_bloom(SEED_002_REAL, shards, round(s["capacity"]), P).data
+    return _calc(round(s["logshards"]), round(s["capacity"]))
+
+
+@cache
+def _calc(log_shards: int, capacity: int) -> dict[str, float]:
+    return widget_calcs.sharded_bloom(SEED_002_REAL, 2**log_shards, capacity, P).data
 
 
 def _fpr_k(load: str, k: str) -> str:
