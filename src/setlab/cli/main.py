@@ -1,7 +1,8 @@
 """The ``setlab`` command (also ``python -m setlab``).
 
 * ``setlab calc bloom|cuckoo|roaring|set|hll|birthday|setbit|…`` — the book's models as calculators
-  (:mod:`setlab.tools.calc`; numbers read by :mod:`setlab.core.quantities`);
+  (:mod:`setlab.tools.calc`; numbers read by :mod:`setlab.core.quantities`); ``cuckoo-load``,
+  ``sharded-bloom`` and ``density`` are registered by :mod:`setlab.cli.widget_calc`;
 * ``setlab advise FILE`` — read IDs (:mod:`setlab.models.ids`), histogram them
   (:mod:`setlab.tools.analysis`), price every structure for them and recommend one
   (:mod:`setlab.tools.advise`);
