@@ -116,3 +116,35 @@ def test_writes_to_rows_numbers_the_run():
     rows = setbit.writes_to_rows([_write(1.0)], run=2)
     assert rows == [{"run": 2, "offset": 8, "strlen": 2, "memory_usage": 56, "model": 56,
                      "server_us": 1.0, "client_ms": 1.0, "second_client_ms": 0.1}]  # fmt: skip
+
+
+def test_the_seed_sequence_can_hold_both_strings_while_the_second_click_reallocates():
+    # by hand: 227,932,099 + 10 bytes → jemalloc's 224 MiB class; the growth asks for the needed
+    # 432,098,627 bytes plus 1 MiB of greedy room, + 10 → the 448 MiB class; realloc may hold both
+    first, second = 224 * 2**20, 448 * 2**20
+    assert setbit.sequence_peak_bytes(setbit.SEED_000_SEQUENCE) == first + second
+    assert setbit.sequence_peak_bytes([8, 0]) == bitmap.SdsString.new(2).allocation
+
+
+def test_a_replay_on_fakeredis_names_each_write_and_measures_no_server_time(fake_lab):
+    steps = setbit.replay_sequence(fake_lab, [800, 8000, 80])
+    assert [s.kind for s in steps] == ["creates the key", "grows the string", "inside the string"]
+    assert [s.added_bytes for s in steps] == [101, 900, 0]
+    assert all(s.server_us is None and s.memory_usage is None for s in steps)
+    assert fake_lab.r.exists(fake_lab.key("sequence")) == 0  # the key is deleted
+
+
+def test_replays_collapse_to_the_median_time_of_each_step():
+    def step(i, us):
+        return setbit.SequenceStep(i, 8 * i, 0, i, None, 56, us, 1.0)
+
+    merged = setbit.median_sequence([step(1, 5.0), step(2, 9.0), step(1, 1.0), step(1, 3.0)])
+    assert [(s.step, s.server_us) for s in merged] == [(1, 3.0), (2, 9.0)]
+
+
+def test_the_stored_replay_reads_back_with_its_own_label():
+    ref = setbit.SetbitReference.load()
+    raw = RAW["sequence"]
+    assert len(ref.sequence) == len(raw["rows"]) and ref.sequence_run is not None
+    assert ref.sequence_run.measured == raw["measured"]
+    assert [s.offset for s in ref.sequence_steps()] == list(setbit.SEED_000_SEQUENCE)
