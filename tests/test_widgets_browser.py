@@ -158,3 +158,26 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, s
                 assert box["width"] <= width, f"{slug} is wider than a {width} px screen"
         assert browser.outside == []
         assert _noise(browser.errors) <= baseline, browser.errors
+
+
+@pytest.mark.parametrize("slug", list(WIDGETS))
+def test_without_the_vega_script_a_widget_is_its_text(site, slug):
+    """A reader whose browser runs no script (or loses the bundle) sees no dead controls: the
+    readouts at the defaults, computed by the models at build time, and the table of settings."""
+    path, *_ = WIDGETS[slug]
+    with serve(site) as base, open_browser() as browser:
+        page = browser.page(1280, 900)
+        page.route("**/setlab-vega.js", lambda route: route.abort())
+        page.goto(base + path)
+        page.wait_for_load_state("networkidle")
+        figure = page.locator(f"#widget-{slug}")
+        assert figure.get_attribute("data-ready") is None
+        assert not figure.locator(".setlab-widget-controls").is_visible()
+        defaults = drive.readouts(page, slug)
+        kinds = _kinds(page, slug)
+        for name, (value, text) in defaults.items():
+            assert text == format_value(value, *kinds[name]) and text != "—", name
+        figure.locator("details summary").click()
+        assert figure.locator("details table").is_visible()
+        controls = figure.locator(".setlab-control").count()
+        assert figure.locator("details tbody tr").count() == controls + len(defaults)
