@@ -9,6 +9,7 @@ sdshdr8 header 3 B plus a NUL).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -77,3 +78,16 @@ def test_a_summary_priced_for_one_build_is_refused_for_the_other():
     with pytest.raises(ValueError, match="summarised for allocator 'bundled'"):
         redis_memory.set_cost(members, "k")
     assert redis_memory.set_cost(members, "k", allocator="bundled").encoding == "hashtable"
+
+
+def test_a_new_hyperloglog_fits_the_24_byte_class_only_on_the_bundled_build():
+    from setlab.models.hyperloglog import HyperLogLog
+
+    # createHLLObject: a 16-byte header + one 2-byte XZERO opcode = 18 bytes, sdshdr5 (1 B) + NUL
+    assert HyperLogLog().allocation == 32 and HyperLogLog(allocator="bundled").allocation == 24
+    dense = [HyperLogLog(allocator=a) for a in ("debian", "bundled")]
+    for hll in dense:
+        hll.add_hashes(np.arange(1, 200_001, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    # 12,304 bytes + sdshdr16 (5 B) + NUL: the 14 KiB class on both builds
+    assert [h.encoding for h in dense] == ["dense", "dense"]
+    assert dense[0].allocation == dense[1].allocation == 14 * 1024

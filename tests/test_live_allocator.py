@@ -15,6 +15,7 @@ import redis
 from setlab.lab.memory_runs import jemalloc_build
 from setlab.lab.server import RedisServer
 from setlab.models import bitmap
+from setlab.models.hyperloglog import HyperLogLog
 from tests.conftest import REQUIRE_LIVE
 
 pytestmark = pytest.mark.live
@@ -37,11 +38,21 @@ def _mismatches(r: redis.Redis, allocator: str) -> list[tuple[int, int, int, int
     return found
 
 
+def _new_hll_usage(r: redis.Redis, key: str = "h") -> int:
+    """MEMORY USAGE of a HyperLogLog that PFADD created with no element (18 bytes of string)."""
+    r.delete(key)
+    r.pfadd(key)
+    usage = r.memory_usage(key, samples=0)
+    r.delete(key)
+    return usage
+
+
 def test_debian_server_is_the_16_byte_build_and_the_model_matches(redis_server):
     r = redis.Redis.from_url(redis_server.url)
     assert jemalloc_build(r) == "debian"
     assert _mismatches(r, "debian") == []
     assert _mismatches(r, "bundled") != []  # the other build's classes would be wrong here
+    assert _new_hll_usage(r) == HyperLogLog().cost("h").memory_usage
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +74,8 @@ def test_redis_own_build_is_the_8_byte_build_and_the_model_matches(bundled_serve
     assert jemalloc_build(r) == "bundled"
     assert _mismatches(r, "bundled") == []
     assert _mismatches(r, "debian") != []
+    assert _new_hll_usage(r) == HyperLogLog(allocator="bundled").cost("h").memory_usage
+    assert _new_hll_usage(r) != HyperLogLog().cost("h").memory_usage
 
 
 def test_a_lab_on_redis_own_build_checks_first_writes_against_its_own_classes(

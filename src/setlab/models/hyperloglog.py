@@ -24,6 +24,7 @@ import numpy as np
 from setlab.core.hashing import murmur64a, murmur64a_rows
 from setlab.core.validate import check_int
 from setlab.models import bitmap
+from setlab.models.allocator import DEFAULT_ALLOCATOR, check_allocator
 from setlab.models.bitmap import ROBJ_BYTES, SdsString
 from setlab.models.redis_memory import KeyCost, Ledger, Members, as_bytes, set_cost
 
@@ -141,12 +142,15 @@ class HyperLogLog:
     string ``GET`` would return (minus the cached cardinality). :meth:`cost` is the key's memory.
     """
 
-    def __init__(self, sparse_max_bytes: int = HLL_SPARSE_MAX_BYTES) -> None:
+    def __init__(
+        self, sparse_max_bytes: int = HLL_SPARSE_MAX_BYTES, allocator: str = DEFAULT_ALLOCATOR
+    ) -> None:
         self.sparse_max_bytes = check_int("sparse_max_bytes", sparse_max_bytes, 0)
+        self.allocator = check_allocator(allocator)  # the jemalloc build (models.allocator)
         self.registers = np.zeros(HLL_REGISTERS, dtype=np.uint8)
         # createHLLObject: one XZERO opcode covering all registers, in an exact-size sds
         self._ops = bytearray(_xzero(HLL_REGISTERS))
-        self._sds = SdsString.new(HLL_HEADER_BYTES + len(self._ops))
+        self._sds = SdsString.new(HLL_HEADER_BYTES + len(self._ops), allocator)
         self.encoding = "sparse"
 
     # -- what it holds
@@ -169,7 +173,7 @@ class HyperLogLog:
 
     def cost(self, key: str | bytes = "k") -> KeyCost:
         """``MEMORY USAGE`` of the key holding this HyperLogLog (a raw string)."""
-        ledger = Ledger(key)
+        ledger = Ledger(key, self.allocator)
         ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
         ledger.add(f"HLL string ({self.encoding})", self.allocation, self.allocation)
         return ledger.cost("hyperloglog", self.encoding, self.string_length)
@@ -229,7 +233,7 @@ class HyperLogLog:
         # sdsMakeRoomFor(o->ptr, 3): greedy growth before anything else
         length = HLL_HEADER_BYTES + len(self._ops)
         grown = self._sds.grow_zero(length + 3)
-        self._sds = SdsString(length, grown.capacity, grown.allocation)
+        self._sds = SdsString(length, grown.capacity, grown.allocation, self.allocator)
         ops = self._ops
         p = first = span = 0
         prev = None
@@ -312,7 +316,7 @@ class HyperLogLog:
         """hllSparseToDense: a fresh exact-size sds of 12,304 bytes."""
         self.encoding = "dense"
         self._ops = bytearray()
-        self._sds = SdsString.new(HLL_DENSE_BYTES)
+        self._sds = SdsString.new(HLL_DENSE_BYTES, self.allocator)
 
     def _promote_and_set(self, index: int, count: int) -> bool:
         self._promote()
@@ -365,9 +369,14 @@ def unpack_registers(payload: bytes) -> np.ndarray:
     return regs.reshape(-1).astype(np.uint8)
 
 
-def hll_cost(elements: Iterable[str | bytes | int], key: str | bytes = "k") -> KeyCost:
-    """``MEMORY USAGE`` of a key after ``PFADD key e`` for each element in order."""
-    hll = HyperLogLog()
+def hll_cost(
+    elements: Iterable[str | bytes | int],
+    key: str | bytes = "k",
+    allocator: str = DEFAULT_ALLOCATOR,
+) -> KeyCost:
+    """``MEMORY USAGE`` of a key after ``PFADD key e`` for each element in order, on the given
+    jemalloc build (:mod:`setlab.models.allocator`)."""
+    hll = HyperLogLog(allocator=allocator)
     hll.add_each(elements)
     return hll.cost(key)
 
