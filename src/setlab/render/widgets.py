@@ -19,7 +19,8 @@ classes, a stored measurement to interpolate), compute it in Python at build tim
 the expression with :func:`step_expr` / :func:`interp_expr`: the browser only looks it up, and
 the caption says so (``source``).
 
-**Adding a widget.** In the chapter module (which may read ``setlab.lab`` and ``setlab.tools``)::
+**Adding a widget.** In a chapter-layer module, ``setlab/chapters/<chapter>_widget.py`` (it may
+read ``setlab.lab`` and ``setlab.tools``; see ``bloom_widget.py``)::
 
     def calculator() -> Widget:
         chart = alt.Chart(...).transform_calculate(y="... n ...")  # params referenced by name
@@ -29,14 +30,18 @@ the caption says so (``source``).
             readouts=[Readout("m", "bits m", "ceil(-n*log(p)/(LN2*LN2))",
                               model=lambda s: bloom.optimal_m(s["n"], s["p"]), kind="int")],
             caption="…", source="formula (setlab.models.bloom)",
-            settings=[{"n": 1e6, "p": 0.01}, …],   # the text fallback's rows
+            settings=[{"n": 1e6, "p": 0.01}, …],   # the text fallback's columns
+            derived={"items": "ceil(load * n)"},    # shared sub-expressions, not shown
         )
 
-and on the page one cell, ``chapter.calculator()``. The parameters are added to the chart's
-top level here (do not declare them in Altair). In the built book (the ``setlab_vega`` Sphinx
-extension sets ``SETLAB_WIDGETS=static``) the widget is HTML that ``book/_static/setlab-widgets.js``
-brings to life with the Vega bundle served from ``_static`` (no CDN); in JupyterLab it is the
-Vega-Lite spec with the controls bound to Vega's own inputs (JupyterLab renders it offline).
+and on the page one cell, ``bloom_widget.calculator()``. The parameters are added to the chart's
+top level here (do not declare them in Altair). Test it with :func:`evaluate_in_vega` against the
+readouts' models, and in ``tests/test_widgets_browser.py`` against ``setlab calc … --json``.
+
+In the built book (the ``setlab_vega`` Sphinx extension sets ``SETLAB_WIDGETS=static``) the
+widget is HTML that ``book/_static/setlab-widgets.js`` brings to life with the Vega bundle served
+from ``_static`` (no CDN); in JupyterLab it is the Vega-Lite spec with the controls bound to
+Vega's own inputs (JupyterLab renders it offline).
 """
 
 from __future__ import annotations
