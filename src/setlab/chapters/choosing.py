@@ -501,7 +501,7 @@ FIGURES.add(
 FIGURES.claim(
     "000-compact-rule", "000", "§8.4",
     "Use a bitmap only when offsets are compact small integers (within tens of thousands).",
-    "万级以内",
+    "within tens of thousands",
     "density, not size: a bitmap beats a SET once {ch-bitmap-breakeven} offsets is set; "
     "10^8 dense IDs fit in {ch-dense-1e8-bitmap}",
     Verdict.WRONG,

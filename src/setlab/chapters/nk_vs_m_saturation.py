@@ -307,7 +307,7 @@ FIGURES.claim(
 FIGURES.claim(
     "002-doubled-20yi", "002", "§6",
     "8 × 10^8 openids with room for as many again gives a 2 × 10^9 filter.",
-    "20 亿",
+    "2 × 10^9 (20 亿)",
     "8 × 10^8 doubled is {nk-doubled}",
     Verdict.IMPRECISE,
     "Doubling gives {nk-doubled}; the plan rounds it up to 2 × 10^9.",
@@ -350,7 +350,7 @@ FIGURES.add("nk-multi-days", lambda: f"{SEED_002_PIPE_HOURS * SEED_002_MULTI_FAC
 FIGURES.claim(
     "002-hex-example", "002", "§4–5",
     "821697800 is 0x30FA1D08: high 16 bits 30FA pick the container, low 16 bits 1D08 = 7432 "
-    "index it ($hash >> 16, $hash & 0xFFFF).",
+    "index it (hash >> 16, hash & 0xFFFF).",
     "30FA / 1D08 = 7432",
     "{nk-hex-split}",
     Verdict.CORRECT,
@@ -369,7 +369,7 @@ FIGURES.claim(
 FIGURES.claim(
     "002-multi-a-month", "002", "§9",
     "20 hours pipelined means about a month with MULTI.",
-    "一个月",
+    "about a month",
     "20 h × 50 = {nk-multi-days}",
     Verdict.IMPRECISE,
     "The seed's own two figures multiply to {nk-multi-days}, not a month; its 50× is judged in "

@@ -244,7 +244,7 @@ FIGURES.claim(
 FIGURES.claim(
     "000-sadd-ms", "000", "§5.5",
     "SADD is O(1): milliseconds, so it never blocks the node.",
-    "O(1)，毫秒级",
+    "O(1), milliseconds",
     "O(1) per member; a GET round trip beside the stalls took {osc-p50} (median)",
     Verdict.CORRECT,
     "An O(1) command costs microseconds inside Redis; milliseconds is a generous upper bound.",

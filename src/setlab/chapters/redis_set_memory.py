@@ -378,14 +378,14 @@ FIGURES.add("rsm-1e4-dense-bitmap", lambda: format_bytes(bitmap.first_setbit_mem
 
 FIGURES.claim("000-content-set-1e6", "000", "§7.2",
     "A content-keyed Set of a viral post's 10^6 likers is one key of several hundred MB.",
-    "几百 MB",
+    "several hundred MB",
     "{rsm-viral-set} MEMORY USAGE",
     Verdict.WRONG,
     "Too big for one key, right, but tens of MiB: a hashtable member costs about {rsm-usage-per}.",
     also=("string-plus-set",))  # fmt: skip
 FIGURES.claim("000-user-key-few-kb", "000", "§5.5",
     "A per-user Set key is usually a few KB (a user likes hundreds to a few thousand items).",
-    "几 KB",
+    "a few KB",
     "300 / 3,000 likes: {rsm-user-sets}",
     Verdict.DEPENDS,
     "Up to 512 IDs the set is an intset (8 bytes each); past it a hashtable, and thousands of "

@@ -284,7 +284,7 @@ FIGURES.claim(
 FIGURES.claim(
     "000-ttl-7-days", "000", "§7.2",
     "A TTL (7 days) makes cold per-user sets expire by themselves.",
-    "TTL 7 天",
+    "TTL of 7 days",
     "SADD creates keys with no TTL; the seed's only EXPIRE sits in the reload branch, never "
     "entered ({sps-missing-reply})",
     Verdict.WRONG,
