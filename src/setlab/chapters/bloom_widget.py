@@ -118,10 +118,15 @@ def _chart() -> alt.LayerChart:
     log_rate = alt.Scale(type="log", domain={"expr": "[p / 1000, 1]"}, clamp=True)
     y = alt.Y("rate:Q", title="false-positive rate", scale=log_rate, axis=POWERS_OF_TEN)
     x = alt.X("x:Q", title="items added ÷ n (1 = the planned capacity)")
+    legend = alt.Legend(orient="bottom", direction="vertical")  # one per line fits a phone
     lines = curves.mark_line().encode(
-        x=x, y=y, color=alt.Color("filter:N", title=None, legend=alt.Legend(orient="bottom"))
+        x=x, y=y, color=alt.Color("filter:N", title=None, legend=legend)
     )
-    capacity = alt.Chart(alt.Data(values=[{"x": 1}])).mark_rule(strokeDash=[4, 3]).encode(x="x:Q")
+    capacity = (
+        alt.Chart(alt.Data(values=[{"x": 1}]))
+        .mark_rule(strokeDash=[4, 3], color="#888888")  # grey: seen on light and dark
+        .encode(x="x:Q")
+    )
     here = (
         alt.Chart(alt.Data(values=[{}]))
         .transform_calculate(x="load", rate="rate_chain")
