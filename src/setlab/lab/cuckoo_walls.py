@@ -67,7 +67,7 @@ class WallFill:
     """One live fill (see the module docstring): its configuration and :class:`FillMarks`.
 
     ``chunk`` and ``chunk_failures``: refused inserts among attempts ``[i·chunk, (i+1)·chunk)``
-    (only for runs asked to keep them; empty otherwise).
+    (only for runs asked to keep them, ``record_every``; empty otherwise).
     """
 
     log_slots: int
@@ -116,45 +116,43 @@ def wall_fill(
     *,
     min_attempts: int = 0,
     chunk: int | None = None,
-    keep_chunks: bool = False,
+    record_every: int = 0,
     stop_at_first: bool = False,
 ) -> WallFill:
     """Fill a fresh ``EXPANSION 0`` filter of ``2^log_slots`` slots with ``stream``, ``chunk``
     values per script call (default: 1/64 of the slots, 2^10 to 2^16, so a run stops soon after
-    its mark instead of paying for long failing chains), until the refused inserts reach
-    ``share`` of the attempts and at least ``min_attempts`` were made (or every slot had an
-    attempt). With ``stop_at_first`` it stops at the chunk of the first refusal instead (the
-    share's mark may then be missing). The key is ``lab.key(...)`` and is removed at the end.
-    ``keep_chunks`` stores the refusals per chunk."""
+    its mark instead of paying for long failing chains; a sixteenth of that once inserts fail,
+    so one call of long failing chains stays short), until the refused inserts reach ``share`` of
+    the attempts and at least ``min_attempts`` were made (or every slot had an attempt). With
+    ``stop_at_first`` it stops at the call of the first refusal instead (the share's mark may
+    then be missing). The key is ``lab.key(...)`` and is removed at the end. ``record_every``
+    (attempts) keeps the refusals per window of that many attempts."""
     model = RedisBloomCuckoo(2 ** _int("log_slots", log_slots, 2, 30), bucket_size,
                              max_iterations, expansion=0)  # fmt: skip
     slots = model.num_buckets * model.bucket_size
     chunk = max(2**10, min(2**16, slots >> 6)) if chunk is None else _int("chunk", chunk, 1)
+    record_every = _int("record_every", record_every, 0)
     key = lab.key(f"wall-{log_slots}-{bucket_size}-{max_iterations}-{stream}")
     lab.r.delete(key)
     cf_reserve(lab, key, model)
     counter = MarkCounter(slots, share)
-    per_chunk: list[int] = []
+    windows = np.zeros(-(-slots // record_every) if record_every else 0, dtype=np.int64)
     try:
         while counter.attempts < slots and not (
             (counter.reached or (stop_at_first and counter.failures))
             and counter.attempts >= min_attempts
         ):
-            values = stream_values(stream, counter.attempts, min(chunk, slots - counter.attempts))
-            failed = insert_failed(lab, key, values)
+            size = chunk if not counter.failures else max(1, chunk // 16)
+            start = counter.attempts
+            failed = insert_failed(lab, key, stream_values(stream, start, min(size, slots - start)))
+            if record_every:
+                np.add.at(windows, (start + np.flatnonzero(failed)) // record_every, 1)
             counter.add(failed)
-            per_chunk.append(int(failed.sum()))
     finally:
         lab.r.unlink(key)
-    return WallFill(
-        log_slots,
-        bucket_size,
-        max_iterations,
-        stream,
-        counter.marks(),
-        chunk if keep_chunks else 0,
-        tuple(per_chunk) if keep_chunks else (),
-    )
+    kept = windows[: -(-counter.attempts // record_every)] if record_every else windows
+    return WallFill(log_slots, bucket_size, max_iterations, stream, counter.marks(), record_every,
+                    tuple(int(n) for n in kept))  # fmt: skip
 
 
 @dataclass(frozen=True)
