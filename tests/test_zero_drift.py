@@ -36,8 +36,9 @@ def prose(page: str) -> str:
     return re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", " ", text, flags=re.S)
 
 
-def _key(number: str, unit: str) -> tuple[float, str]:
-    return float(number.replace(",", "")), unit
+def _key(number: str, unit: str) -> tuple[str, str]:
+    """A value as written: "96%" is not a copy of "96.0%" (a round number, not the figure)."""
+    return number, unit
 
 
 def typed_copies(page: str, slug: str) -> list[str]:
