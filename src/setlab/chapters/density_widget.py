@@ -109,7 +109,7 @@ def _chart() -> alt.LayerChart:
     )
     return alt.layer(lines, picks, here, label).properties(
         width="container", height=300,
-        title="Bytes per ID by range (shading: the advisor's pick)",
+        title="Bytes per ID by range (shaded: the pick)",
     )  # fmt: skip
 
 

@@ -78,7 +78,7 @@ def _chart() -> alt.LayerChart:
         .encode(
             x="load:Q",
             y="rate:Q",
-            color=alt.Color("what:N", title=None),
+            color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom")),
             shape=alt.Shape("what:N", title=None),
         )
     )
