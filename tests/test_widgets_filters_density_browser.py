@@ -2,9 +2,10 @@
 system Chromium, the book built on the embedded backend): type three settings into the number
 boxes and drag one slider, and check that each number the page shows is what `setlab calc …
 --json` prints for the same setting, written as the page writes numbers; no request may leave
-127.0.0.1 and the widget pages log no console error the front page (no widget) does not. Screenshots of each widget at 1280 and 390 px,
-light and dark, go to /tmp/widgets-shots/. The controls are driven by tests/widget_driver.py.
-While developing, ``SETLAB_WIDGET_SITE`` names the html folder of a mini book with these pages."""
+127.0.0.1 and the widget pages log no console error the front page (no widget) does not.
+Screenshots of each widget at 1280 and 390 px, light and dark, go to /tmp/widgets-shots/. The
+controls are driven by tests/widget_driver.py. While developing, ``SETLAB_WIDGET_SITE`` names the
+html folder of a mini book with these pages."""
 
 from __future__ import annotations
 
