@@ -20,7 +20,7 @@ from matplotlib.patches import Patch
 from setlab.lab.cuckoo_walls import CuckooWallsReference, WallFill, stored
 from setlab.models import cuckoo
 from setlab.models.cuckoo_walls import Spread, simulated_first_failure
-from setlab.render.plots import PALETTE, new_figure
+from setlab.render.plots import PALETTE, describe, new_figure
 
 #: The size every quoted spread is stated at: 2^20 slots (1 MiB of 8-bit slots in RedisBloom).
 AT_LOG_SLOTS = 20
@@ -109,8 +109,9 @@ def plot_walls() -> Figure:
                 ax.plot([fill.log_slots], [fill.marks.first_fail_load], "D", ms=7,
                         color=PALETTE[BUCKETS.index(fill.bucket_size)],
                         markeredgecolor="black")  # fmt: skip
-        ticks = sorted({*sizes[::2], sizes[-1], *(f.log_slots for f in ref.seed_scale)})
+        ticks = sorted({*sizes[::4], *(f.log_slots for f in ref.seed_scale)})
         ax.set_xticks(ticks, [f"2^{k}" for k in ticks])
+        ax.set_xticks(sizes, minor=True)
         ax.set(ylim=(0.1, 1.0), xlabel="slots in the table", title=f"MAXITERATIONS {iterations}")
     axes[0].set_ylabel("load at the first failed insert")
     handles = [Line2D([], [], color=c, marker="o", ms=4, label=f"b = {b}")
@@ -140,4 +141,9 @@ def plot_walls() -> Figure:
     ]
     fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=9)
     fig.suptitle("RedisBloom's first 'full' is a spread, and it drifts with the table's size")
-    return fig
+    return describe(
+        fig,
+        "With b = 4 and 500 iterations RedisBloom first fails near 96% at every size; with one- "
+        "or two-slot buckets, or 20 iterations, the first failure comes at a lower load the "
+        "bigger the table, and streams of one size lie tens of points apart.",
+    )
