@@ -181,3 +181,23 @@ def test_without_the_vega_script_a_widget_is_its_text(site, slug):
         assert figure.locator("details table").is_visible()
         controls = figure.locator(".setlab-control").count()
         assert figure.locator("details tbody tr").count() == controls + len(defaults)
+
+
+def test_switching_the_theme_redraws_the_chart_in_its_colours_keeping_the_settings(site):
+    with serve(site) as base, open_browser() as browser:
+        page = browser.page(1280, 900)
+        page.goto(base + "book/setbit-offset.html")
+        drive.ready(page, "setbit")
+        drive.set_boxes(page, "setbit", {"offset": 5_000_000})
+        before = drive.readouts(page, "setbit")
+        label = "#widget-setbit .setlab-widget-chart svg .role-axis-label text"
+        light = page.eval_on_selector(label, "el => el.getAttribute('fill')")
+        updates = int(page.get_attribute("#widget-setbit", "data-updates"))
+        page.evaluate("document.documentElement.dataset.theme = 'dark'")
+        page.wait_for_function(
+            f"() => Number(document.querySelector('#widget-setbit').dataset.updates) > {updates}"
+        )
+        drive.ready(page, "setbit")
+        assert page.eval_on_selector(label, "el => el.getAttribute('fill')") != light
+        assert drive.readouts(page, "setbit") == before
+        assert page.locator("#widget-setbit-offset").input_value() == "5000000"

@@ -95,6 +95,7 @@
     var spec = JSON.parse(source.textContent), current = null;
     function draw() {
       if (current) current.finalize();
+      figure.dataset.ready = "0";
       return embed(figure, spec).then(function (view) {
         current = view;
         readouts(figure, view);
@@ -105,7 +106,11 @@
     draw().then(function () {
       wire(figure, function () { return current; });
       // the theme switched between light and dark: redraw in its colours, same settings
-      new MutationObserver(draw).observe(document.documentElement,
+      var drawn = JSON.stringify(colours(figure));
+      new MutationObserver(function () {
+        var now = JSON.stringify(colours(figure));
+        if (now !== drawn) { drawn = now; draw(); }
+      }).observe(document.documentElement,
         { attributes: true, attributeFilter: ["data-theme"] });
     }).catch(function (error) {
       figure.classList.remove("setlab-widget-live");
@@ -115,6 +120,8 @@
   }
 
   function start() { document.querySelectorAll("figure.setlab-widget").forEach(init); }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  // After "load": the theme's own scripts have settled light or dark by then, so the first
+  // drawing has the right colours (a later switch redraws, see init).
+  if (document.readyState === "complete") start();
+  else window.addEventListener("load", start);
 })();
