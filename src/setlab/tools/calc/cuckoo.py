@@ -7,6 +7,7 @@ import math
 
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int, check_probability
+from setlab.models.cuckoo_walls import Spread
 from setlab.tools.calc.report import Report, rate_text, size_text
 
 
@@ -62,7 +63,7 @@ def cuckoo_sizing(
     rb_slots = rb_buckets * b
     rb_bytes = redisbloom_cuckoo.info_size(rb_slots)
     rb_load = n / rb_slots
-    wall = _redisbloom_cuckoo_wall(b, max_iterations)
+    wall = _redisbloom_cuckoo_wall(b, max_iterations, rb_slots)
     rb_rate = cuckoo.expected_fpr(b, 8, min(rb_load, 1.0))
     report.rows += [
         ("RedisBloom", f"CF.RESERVE key {n} BUCKETSIZE {b} MAXITERATIONS {max_iterations}: "
@@ -70,17 +71,25 @@ def cuckoo_sizing(
                        f"8-bit fingerprints → rate {rate_text(rb_rate)}"),
     ]  # fmt: skip
     if wall is not None:
+        spread, at = wall
         report.rows.append(
             (
                 "RedisBloom wall",
-                f"first 'full' at {wall:.1%} load in the reference run (then it adds a sub-filter)",
+                f"first 'full' at {spread.percent()} load (median, lowest–highest over "
+                f"{spread.count} streams at 2^{at} slots, reference run; then it adds a "
+                "sub-filter)",
             )
         )
-        if rb_load > wall:
+        if rb_load > spread.low:
             report.notes.append(
-                f"at {rb_load:.1%} load RedisBloom will run into failed inserts (its wall is "
-                f"{wall:.1%} with b = {b}, {max_iterations} iterations): reserve "
-                f"{math.ceil(n / wall):,} or more"
+                f"at {rb_load:.1%} load RedisBloom may run into failed inserts (its wall is "
+                f"{spread.percent()} with b = {b}, {max_iterations} iterations): reserve "
+                f"{math.ceil(n / spread.low):,} or more"
+            )
+        if rb_slots > 2**at:
+            report.notes.append(
+                f"the wall was measured up to 2^{at} slots; with small buckets or few iterations "
+                "it is lower in bigger tables"
             )
     if f > 8:
         report.notes.append(
@@ -92,14 +101,26 @@ def cuckoo_sizing(
         "bytes": math.ceil(slots * f / 8), "bits_per_item": slots * f / n, "fpr": rate,
         "bloom_bits_per_item_same_rate": bloom_bits,
         "redisbloom": {"buckets": rb_buckets, "bytes": rb_bytes, "load": rb_load, "fpr": rb_rate,
-                       "wall_load": wall, "max_iterations": max_iterations},
+                       "wall_load": None if wall is None else wall[0].median,
+                       "wall_low": None if wall is None else wall[0].low,
+                       "max_iterations": max_iterations},
     }  # fmt: skip
     return report
 
 
-def _redisbloom_cuckoo_wall(bucket_size: int, max_iterations: int) -> float | None:
-    """Load at which RedisBloom first answered "full" (``EXPANSION 0``) in the reference run
-    (:class:`setlab.lab.redisbloom_reference.RedisBloomReference`, package data)."""
-    from setlab.lab.redisbloom_reference import RedisBloomReference
+def _redisbloom_cuckoo_wall(
+    bucket_size: int, max_iterations: int, slots: int
+) -> tuple[Spread, int] | None:
+    """Load at which RedisBloom first answered "full" (``EXPANSION 0``): median and range over
+    the streams of the stored run at the measured table size nearest ``slots`` (it depends on
+    the size), and that size as log2 slots
+    (:class:`setlab.lab.cuckoo_walls.CuckooWallsReference`, package data); None for a
+    configuration the run did not measure."""
+    from setlab.lab.cuckoo_walls import stored
 
-    return RedisBloomReference.load().cuckoo_wall(bucket_size, max_iterations)
+    sizes = stored().sizes()
+    at = min(sizes, key=lambda k: abs(k - math.log2(slots)))
+    try:
+        return stored().first_fail(at, bucket_size, max_iterations), at
+    except ValueError:
+        return None
