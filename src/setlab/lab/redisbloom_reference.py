@@ -89,12 +89,3 @@ class RedisBloomReference:
             f"the reference run has no cuckoo fill with bucket_size={bucket_size}, "
             f"max_iterations={max_iterations}; it measured (b, iterations) in {measured}"
         )
-
-    def cuckoo_wall(self, bucket_size: int, max_iterations: int) -> float | None:
-        """Load factor at which the module first answered "full" for this ``BUCKETSIZE`` and
-        ``MAXITERATIONS`` (a fraction), or None when the run did not measure that pair or the
-        filter never filled."""
-        try:
-            return self.cuckoo_fill(bucket_size, max_iterations).first_full_load
-        except ValueError:
-            return None
