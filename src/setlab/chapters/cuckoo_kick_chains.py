@@ -294,7 +294,8 @@ FIGURES.claim(
     "36,000",
     "{ck-seed-failures}",
     Verdict.CORRECT,
-    "Arithmetic.",
+    "Arithmetic, on the seed's own 0.03%; measured at that volume, a b = 4 filter sized for it "
+    "refused {ck-seed-fails} (see 003-cuckoo-0.03pct).",
 )  # fmt: skip
 FIGURES.claim(
     "003-cuckoo-deletes", "003", "坑三",
