@@ -86,9 +86,10 @@ def test_filters_show_exactly_the_chosen_claims_offline_and_without_errors(site)
     choices += [{"seed": "000", "verdict": Verdict.WRONG.value}]
     choices += [{"seed": "004", "chapter": "hyperloglog"}]  # nothing matches: an empty table
     with serve(site) as base, open_browser() as browser:
-        plain = browser.page()
-        plain.goto(base + "book/index.html")  # a page without the filters: the theme's own noise
-        plain.wait_for_load_state("networkidle")
+        for dark in (False, True):  # a page without the filters, light and dark: the theme's noise
+            plain = browser.page(dark=dark)
+            plain.goto(base + "book/index.html")
+            plain.wait_for_load_state("networkidle")
         noise = set(browser.errors)
         browser.errors.clear()
 

@@ -62,3 +62,15 @@ def test_quoted_numbers_appear_in_the_seed_text():
     for s in SENTENCES:
         for number in re.findall(r"\d+(?:\.\d+)?", s.quote):
             assert number in flat[s.seed], f"{s.seed} {s.section}: {number!r} not in the seed"
+
+
+def test_the_errata_lists_every_unjudged_sentence_and_the_counts_per_seed():
+    from setlab.chapters import errata
+
+    unjudged = [s for s in SENTENCES if not s.claims]
+    table = errata.not_judged_markdown()
+    assert table.count("\n") == len(unjudged) + 1
+    assert all(s.reason in table for s in unjudged)
+    counts = errata.sentence_counts_markdown()
+    for seed, row in seed_sentences.counts().items():
+        assert f"| {seed} | {row['found']} | {row['registered']} | {row['not judged']} |" in counts

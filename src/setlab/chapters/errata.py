@@ -80,3 +80,21 @@ def filters_html() -> str:
         '<output id="errata-shown" aria-live="polite"></output></form>'
         f'<script src="{SCRIPT}" defer></script>'
     )
+
+
+def sentence_counts_markdown() -> str:
+    """Per seed: quantitative sentences found, judged by a claim, and left unjudged on purpose."""
+    lines = ["| seed | sentences | judged by a claim | not judged |", "|:--|--:|--:|--:|"]
+    for seed, row in seed_sentences.counts().items():
+        lines.append(f"| {seed} | {row['found']} | {row['registered']} | {row['not judged']} |")
+    return "\n".join(lines)
+
+
+def not_judged_markdown() -> str:
+    """Every seed sentence the book deliberately does not judge, quoted, with the reason."""
+    lines = ["| seed | the sentence | why it is not judged |", "|:--|:--|:--|"]
+    for s in seed_sentences.SENTENCES:
+        if not s.claims:
+            quote = s.quote.replace("|", "\\|").replace("$", "\\$")  # a cell, not math
+            lines.append(f"| {s.seed} {s.section} | {quote} | {s.reason} |")
+    return "\n".join(lines)
