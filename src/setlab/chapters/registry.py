@@ -10,6 +10,7 @@ import importlib
 from functools import cache
 from urllib.parse import quote
 
+from setlab.chapters.seed_sentences import SENTENCES
 from setlab.render.claims import Claim, Figures, Verdict, table_markdown
 
 #: chapter slugs in book order (the file names under book/)
@@ -93,7 +94,7 @@ def verdict_counts(selected: list[Claim]) -> dict[str, int]:
 
 
 def errata_markdown() -> str:
-    """Every registered claim in one table, ordered by seed and section.
+    """Every registered claim in one table, by seed and in the order the seed makes them.
 
     Each row's first cell carries an empty ``<span class="errata-row">`` whose ``data-seed``,
     ``data-chapter`` and ``data-verdict`` the page's filters read, and its last cell links to the
@@ -103,7 +104,12 @@ def errata_markdown() -> str:
         "| seed | claim | their figure | ours | verdict | chapter |",
         "|:--|:--|:--|:--|:--|:--|",
     ]
-    for c in sorted(claims(), key=lambda c: (c.seed, c.section)):
+    first: dict[tuple[str, str], int] = {}  # where the claim's own seed first says it
+    for i, sentence in enumerate(SENTENCES):
+        for claim_id in sentence.claims:
+            first.setdefault((sentence.seed, claim_id), i)
+    last = len(SENTENCES)
+    for c in sorted(claims(), key=lambda c: (c.seed, first.get((c.seed, c.id), last), c.section)):
         tag = (
             f'<span class="errata-row" data-claim="{c.id}" data-seed="{c.seed}" '
             f'data-chapter="{c.chapter}" data-verdict="{c.verdict.value}"></span>'
