@@ -84,3 +84,27 @@ def test_every_page_fits_its_column_with_legible_figures_and_contrast(browser, f
             if found:
                 report[page.name] = found
     assert report == {}
+
+
+def test_no_page_logs_a_console_error_or_asks_for_anything_off_the_machine(browser, fake_book_html):
+    """Every page, light and dark, in Chromium under Playwright: zero console errors (the theme
+    once logged two on every page: a doubled ``const THEBE_JS_URL`` and an empty default mode)
+    and zero requests to anything but 127.0.0.1 (the site works offline)."""
+    from tests.browser import open_browser
+
+    pages = [*sorted((fake_book_html / "book").glob("*.html")), fake_book_html / "index.html"]
+    errors: dict[str, list[str]] = {}
+    with site.serve(fake_book_html) as base, open_browser() as session:
+        for path in pages:
+            url = base + path.relative_to(fake_book_html).as_posix()
+            for dark in (False, True):
+                before = len(session.errors)
+                page = session.page(dark=dark)
+                page.goto(url, wait_until="load")
+                page.wait_for_timeout(300)
+                page.close()
+                if len(session.errors) > before:
+                    errors[f"{path.name} ({'dark' if dark else 'light'})"] = session.errors[before:]
+        outside = list(session.outside)
+    assert errors == {}
+    assert outside == []

@@ -139,7 +139,23 @@ def _write_notebooks(app: Sphinx, exception: Exception | None) -> None:
     logger.info(f"setlab_site: wrote {len(written)} downloadable notebooks")
 
 
+def _dedupe_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    # sphinx-thebe and sphinx-togglebutton register their inline configuration once per read
+    # pass; Jupyter Book runs two, so every page declared `const THEBE_JS_URL` twice and the
+    # browser logged a SyntaxError. Keep the first of identical scripts.
+    seen: set[tuple] = set()
+    unique = []
+    for script in context.get("script_files", []):
+        attributes = tuple(sorted(getattr(script, "attributes", {}).items()))
+        key = (getattr(script, "filename", str(script)) or "", attributes)  # None and "" alike
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
+
+
 def setup(app: Sphinx) -> dict:
+    app.connect("html-page-context", _dedupe_scripts, priority=900)  # after the others add theirs
     app.connect("builder-inited", _use_local_mathjax)
     app.connect("build-finished", _copy_mathjax)
     app.connect("html-page-context", _link_download)
