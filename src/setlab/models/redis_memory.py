@@ -187,9 +187,7 @@ class Members:
         return cls(len(distinct), sds_total, integers, width, longest, listpack, allocator)
 
     @classmethod
-    def fixed_length(
-        cls, count: int, length: int, allocator: str = DEFAULT_ALLOCATOR
-    ) -> Members:
+    def fixed_length(cls, count: int, length: int, allocator: str = DEFAULT_ALLOCATOR) -> Members:
         """``count`` distinct non-integer members of ``length`` bytes each (UUIDs: 36, hex: 16)."""
         count = check_int("count", count, 0)
         length = check_int("length", length, 1, 2**32)
@@ -198,9 +196,7 @@ class Members:
         return cls(count, sds, False, 0, length, count * entry, allocator)
 
     @classmethod
-    def decimal_range(
-        cls, start: int, stop: int, allocator: str = DEFAULT_ALLOCATOR
-    ) -> Members:
+    def decimal_range(cls, start: int, stop: int, allocator: str = DEFAULT_ALLOCATOR) -> Members:
         """The integers ``start .. stop-1`` sent as decimal strings (``SADD k 0 1 2 …``)."""
         start = check_int("start", start, _INT64_MIN, _INT64_MAX)
         stop = check_int("stop", stop, start, _INT64_MAX + 1)
