@@ -11,26 +11,25 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from setlab.cli.options import count, emit, json_option
+
 
 def _birthday(args: argparse.Namespace) -> int:
-    from setlab.cli.main import _emit
     from setlab.tools.calc.birthday import birthday_report
 
-    _emit(args, [birthday_report(args.n, args.bits)])
+    emit(args, [birthday_report(args.n, args.bits)])
     return 0
 
 
 def _setbit(args: argparse.Namespace) -> int:
-    from setlab.cli.main import _emit
     from setlab.tools.calc.setbit import setbit_report
 
-    _emit(args, [setbit_report(args.offset)])
+    emit(args, [setbit_report(args.offset)])
     return 0
 
 
 def add_parsers(kinds: Any) -> None:
     """Add ``birthday`` and ``setbit`` to ``setlab calc``'s subparsers."""
-    from setlab.cli.main import _count, _json_option
 
     p = kinds.add_parser(
         "birthday", help="chance that n hashed IDs share one of 2^bits offsets",
@@ -38,10 +37,10 @@ def add_parsers(kinds: Any) -> None:
         "chance that two share an offset (the birthday problem), the expected number of sharing "
         "pairs, and the most IDs that keep the chance at or below 1%%.",
     )  # fmt: skip
-    p.add_argument("-n", "--ids", dest="n", type=_count("n"), required=True, help="IDs hashed")
-    p.add_argument("--bits", type=_count("bits"), required=True,
+    p.add_argument("-n", "--ids", dest="n", type=count("n"), required=True, help="IDs hashed")
+    p.add_argument("--bits", type=count("bits"), required=True,
                    help="log2 of the offset space M (1 to 64)")  # fmt: skip
-    _json_option(p)
+    json_option(p)
     p.set_defaults(func=_birthday)
 
     p = kinds.add_parser(
@@ -50,6 +49,6 @@ def add_parsers(kinds: Any) -> None:
         "block, MEMORY USAGE (one-letter key), and the time inside Redis in the stored reference "
         "run, interpolated between its measured offsets.",
     )  # fmt: skip
-    p.add_argument("offset", type=_count("offset", low=0), help="bit offset (0 to 2^32 - 1)")
-    _json_option(p)
+    p.add_argument("offset", type=count("offset", low=0), help="bit offset (0 to 2^32 - 1)")
+    json_option(p)
     p.set_defaults(func=_setbit)

@@ -25,40 +25,14 @@ import os
 import sys
 from typing import Any, NoReturn
 
+from setlab.cli.options import count, emit, json_option, plain, typed
+
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line: ``setlab calc bloom: <what> (see --help)``."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-
-def _typed(parse: Any, name: str, **options: Any) -> Any:
-    """An argparse ``type=`` from a setlab parser: its ValueError message becomes the error."""
-
-    def convert(text: str) -> Any:
-        try:
-            return parse(text, name, **options)
-        except ValueError as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
-
-    convert.__name__ = name
-    return convert
-
-
-def _emit(args: argparse.Namespace, reports: list[Any]) -> None:
-    if args.json:
-        payload = [r.as_json() for r in reports]
-        print(json.dumps(payload[0] if len(payload) == 1 else payload, indent=1, default=_plain))
-    else:
-        print("\n\n".join(r.text() for r in reports))
-
-
-def _plain(value: Any) -> Any:
-    """numpy scalars and the like, for json.dumps."""
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 # -- subcommands ----------------------------------------------------------------------------------
@@ -101,7 +75,7 @@ def _calc_bloom(args: argparse.Namespace) -> int:
         )
     elif args.load is not None:
         raise ValueError("--load is for the RedisBloom layout: add --redisbloom")
-    _emit(args, reports)
+    emit(args, reports)
     return 0
 
 
@@ -112,7 +86,7 @@ def _calc_cuckoo(args: argparse.Namespace) -> int:
         args.n, args.p, bucket_size=args.bucket_size, load=args.load,
         fingerprint_bits=args.fingerprint_bits, max_iterations=args.max_iterations,
     )  # fmt: skip
-    _emit(args, [report])
+    emit(args, [report])
     return 0
 
 
@@ -129,7 +103,7 @@ def _calc_roaring(args: argparse.Namespace) -> int:
             raise ValueError("give a FILE of IDs, or --count N (and --range LOW:HIGH)")
         low, high = args.range or (0, 2**32)
         report = calc.roaring_estimate(args.count, low, high, dense=args.dense, seed=args.seed)
-    _emit(args, [report])
+    emit(args, [report])
     return 0
 
 
@@ -147,14 +121,14 @@ def _calc_set(args: argparse.Namespace) -> int:
         report = calc.set_estimate(
             args.members, args.type, length=args.length, start=args.start, version=args.redis
         )
-    _emit(args, [report])
+    emit(args, [report])
     return 0
 
 
 def _calc_hll(args: argparse.Namespace) -> int:
     from setlab.tools import calc
 
-    _emit(args, [calc.hll_estimate(args.n)])
+    emit(args, [calc.hll_estimate(args.n)])
     return 0
 
 
@@ -170,7 +144,7 @@ def _advise(args: argparse.Namespace) -> int:
     if args.plot:
         analysis.save_figure(described, args.plot)
     if args.json:
-        print(json.dumps(advice.as_json(), indent=1, default=_plain))
+        print(json.dumps(advice.as_json(), indent=1, default=plain))
     else:
         print(advice.text())
         if args.plot:
@@ -179,16 +153,6 @@ def _advise(args: argparse.Namespace) -> int:
 
 
 # -- the parser -----------------------------------------------------------------------------------
-
-
-def _count(name: str, low: int = 1) -> Any:
-    from setlab.core.quantities import parse_count
-
-    return _typed(parse_count, name, low=low)
-
-
-def _json_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _progress_option(p: argparse.ArgumentParser) -> None:
@@ -228,37 +192,37 @@ def _add_calc(sub: Any) -> None:
         description="Give any two or three of n, p, m, k and get the rest, with bits per item "
         "against the lower bound log2(1/p). --redisbloom adds the chain BF.RESERVE builds.",
     )  # fmt: skip
-    p.add_argument("-n", "--items", dest="n", type=_count("n"), help="items (e.g. 1.2e8)")
+    p.add_argument("-n", "--items", dest="n", type=count("n"), help="items (e.g. 1.2e8)")
     p.add_argument(
         "-p",
         "--error",
         dest="p",
-        type=_typed(parse_probability, "p"),
+        type=typed(parse_probability, "p"),
         help="false-positive rate at n items (e.g. 1%%)",
     )
     p.add_argument(
         "-m",
         "--size",
         dest="m",
-        type=_typed(parse_bits, "m"),
+        type=typed(parse_bits, "m"),
         help="bits, or a size with a unit (e.g. 128MiB)",
     )
-    p.add_argument("-k", "--hashes", dest="k", type=_count("k"), help="hash functions")
+    p.add_argument("-k", "--hashes", dest="k", type=count("k"), help="hash functions")
     p.add_argument(
         "--redisbloom", action="store_true", help="also show RedisBloom's BF.RESERVE p n layout"
     )
     p.add_argument(
         "--expansion",
-        type=_count("expansion"),
+        type=count("expansion"),
         help="RedisBloom EXPANSION (default 2; implies --redisbloom)",
     )
     p.add_argument("--nonscaling", action="store_true", help="RedisBloom NONSCALING")
     p.add_argument(
         "--load",
-        type=_count("load", low=0),
+        type=count("load", low=0),
         help="items actually added, for the RedisBloom layout (default n)",
     )
-    _json_option(p)
+    json_option(p)
     p.set_defaults(func=_calc_bloom)
 
     p = kinds.add_parser(
@@ -266,40 +230,40 @@ def _add_calc(sub: Any) -> None:
         description="A cuckoo filter for n items at rate p: fingerprint bits, table, bytes, "
         "the rate it reaches; then RedisBloom's CF with its fixed 8-bit fingerprints.",
     )  # fmt: skip
-    p.add_argument("-n", "--items", dest="n", type=_count("n"), required=True, help="items")
+    p.add_argument("-n", "--items", dest="n", type=count("n"), required=True, help="items")
     p.add_argument(
         "-p",
         "--error",
         dest="p",
-        type=_typed(parse_probability, "p"),
+        type=typed(parse_probability, "p"),
         default=0.01,
         help="target false-positive rate (default 1%%)",
     )
     p.add_argument(
         "-b",
         "--bucket-size",
-        type=_count("bucket size"),
+        type=count("bucket size"),
         default=4,
         help="slots per bucket (default 4)",
     )
     p.add_argument(
         "--load",
-        type=_typed(parse_probability, "load"),
+        type=typed(parse_probability, "load"),
         help="highest load to plan for (default: the paper's for this bucket size)",
     )
     p.add_argument(
         "-f",
         "--fingerprint-bits",
-        type=_count("fingerprint bits"),
+        type=count("fingerprint bits"),
         help="fingerprint bits (default: enough for p)",
     )
     p.add_argument(
         "--max-iterations",
-        type=_count("max iterations"),
+        type=count("max iterations"),
         default=20,
         help="RedisBloom MAXITERATIONS (default 20)",
     )
-    _json_option(p)
+    json_option(p)
     p.set_defaults(func=_calc_cuckoo)
 
     p = kinds.add_parser(
@@ -308,17 +272,17 @@ def _add_calc(sub: Any) -> None:
         "or for the IDs in FILE (one per line, '-' for stdin).",
     )  # fmt: skip
     p.add_argument("file", nargs="?", help="file of IDs, one per line ('-' for stdin)")
-    p.add_argument("-n", "--count", type=_count("count"), help="how many IDs")
+    p.add_argument("-n", "--count", type=count("count"), help="how many IDs")
     p.add_argument(
         "--range",
-        type=_typed(parse_range, "range"),
+        type=typed(parse_range, "range"),
         help="LOW:HIGH the IDs fall in, half-open (default 0:2^32)",
     )
     p.add_argument("--dense", action="store_true", help="consecutive IDs instead of random")
-    p.add_argument("--seed", type=_count("seed", low=0), default=0, help="random seed")
+    p.add_argument("--seed", type=count("seed", low=0), default=0, help="random seed")
     _format_option(p)
     _progress_option(p)
-    _json_option(p)
+    json_option(p)
     p.set_defaults(func=_calc_roaring)
 
     p = kinds.add_parser(
@@ -327,21 +291,21 @@ def _add_calc(sub: Any) -> None:
         "members of a type, or of the IDs in FILE as written.",
     )  # fmt: skip
     p.add_argument("file", nargs="?", help="file of IDs, one per line ('-' for stdin)")
-    p.add_argument("-n", "--members", type=_count("members"), help="how many members")
+    p.add_argument("-n", "--members", type=count("members"), help="how many members")
     p.add_argument("--type", choices=MEMBER_TYPES, default="int", help="member type (default int)")
     p.add_argument(
-        "--length", type=_count("length"), help="bytes per member (hex: 16, uuid: 36 by default)"
+        "--length", type=count("length"), help="bytes per member (hex: 16, uuid: 36 by default)"
     )
     p.add_argument(
         "--start",
-        type=_count("start", low=0),
+        type=count("start", low=0),
         default=0,
         help="first integer for --type int (default 0)",
     )
     _format_option(p)
     _redis_option(p)
     _progress_option(p)
-    _json_option(p)
+    json_option(p)
     p.set_defaults(func=_calc_set)
 
     p = kinds.add_parser(
@@ -350,9 +314,9 @@ def _add_calc(sub: Any) -> None:
         "and an exact SET of N integers beside it.",
     )  # fmt: skip
     p.add_argument(
-        "-n", "--items", dest="n", type=_count("n"), required=True, help="distinct elements"
+        "-n", "--items", dest="n", type=count("n"), required=True, help="distinct elements"
     )
-    _json_option(p)
+    json_option(p)
     p.set_defaults(func=_calc_hll)
 
     from setlab.cli import widget_calc
@@ -381,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-p",
         "--error",
-        type=_typed(parse_probability, "error"),
+        type=typed(parse_probability, "error"),
         default=0.01,
         help="false-positive rate for Bloom and cuckoo filters (default 1%%)",
     )
@@ -395,7 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     _format_option(p)
     _redis_option(p)
     _progress_option(p)
-    _json_option(p)
+    json_option(p)
     p.set_defaults(func=_advise)
 
     p = sub.add_parser("backend", help="print which Redis backend connect() would use")
@@ -406,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     classroom.add_parser(sub)
     p = sub.add_parser("doctor", help="check that this machine is ready for the book")
     p.add_argument("--book", action="store_true", help="also execute chapter 1 (about a minute)")
-    _json_option(p)
+    json_option(p)
     p.set_defaults(func=_doctor)
     return parser
 
