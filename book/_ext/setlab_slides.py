@@ -1,0 +1,142 @@
+"""Sphinx extension: a reveal.js deck per chapter, written into the built site, offline.
+
+After the build, for every chapter this writes ``slides/<slug>.html`` (the content from
+:mod:`setlab.chapters.slides`: overview, figures, verdicts, key points) and
+``slides/<slug>/fig-<n>.svg`` (the SVG figures the executed chapter drew outside its exercises,
+taken from MyST-NB's ``_build/jupyter_execute``), and copies the reveal.js files it needs from the
+``sphinx-revealjs`` wheel (a dependency of the ``book`` extra, used only for its copy of reveal.js)
+into ``_static/reveal``. Each chapter page gets a link to its deck under its title.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from importlib import util
+from pathlib import Path
+
+import nbformat
+from setlab_site import mathjax_es5, svg_title  # book/_ext is on sys.path
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from setlab.chapters import slides
+from setlab.chapters.registry import CHAPTERS
+
+logger = logging.getLogger(__name__)
+
+FOLDER = "slides"
+STATIC = "reveal"  # under _static
+#: what a deck loads (reveal's white theme uses its own packaged fonts, no web font service)
+PARTS = ["LICENSE", "dist/reset.css", "dist/reveal.css", "dist/reveal.js", "dist/theme/white.css",
+         "dist/theme/fonts/source-sans-pro"]  # fmt: skip
+_MARKS = ("exercise-start", "exercise-end", "solution-start", "solution-end")
+
+
+def reveal_root() -> Path | None:
+    """The ``revealjs`` folder inside the installed ``sphinx-revealjs`` wheel, if any."""
+    spec = util.find_spec("sphinx_revealjs")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        root = Path(location) / "_static" / "revealjs"
+        if (root / "dist" / "reveal.js").is_file():
+            return root
+    return None
+
+
+def executed_outputs(notebook: Path) -> tuple[list[str], dict[str, str]]:
+    """From an executed chapter: its SVG figures outside exercises and solutions, in page order;
+    and the values it glued under ``live-`` names."""
+    nb = nbformat.read(notebook, as_version=4)
+    inside, svgs, live = False, [], {}
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            found = [(cell.source.rfind(m), m) for m in _MARKS if m in cell.source]
+            if found:
+                inside = max(found)[1].endswith("-start")
+            continue
+        if cell.cell_type != "code":
+            continue
+        tags = cell.get("metadata", {}).get("tags", [])
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name", "")
+            if name.startswith("live-"):
+                text = next((v for k, v in data.items() if k.endswith("text/plain")), None)
+                if text is not None:
+                    live[name] = str(ast.literal_eval(text))
+            svg = data.get("image/svg+xml")
+            if svg and not inside and not {"remove-output", "remove-cell"} & set(tags):
+                svgs.append("".join(svg) if isinstance(svg, list) else svg)
+    return svgs, live
+
+
+def _copy_reveal(root: Path, target: Path) -> None:
+    for part in PARTS:
+        source, destination = root / part, target / part
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, destination, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, destination)
+
+
+def write_decks(out: Path, slugs: list[str]) -> int:
+    """Write the decks of ``slugs`` and reveal's files into the HTML folder ``out``, with the
+    figures of the executed chapters beside it (``../jupyter_execute/book``); returns how many."""
+    root = reveal_root()
+    if root is None:
+        logger.warning("setlab_slides: sphinx-revealjs is not installed (book extra): no slides")
+        return 0
+    _copy_reveal(root, out / "_static" / STATIC)
+    executed = out.parent / "jupyter_execute" / "book"
+    math = mathjax_es5() is not None
+    for slug in slugs:
+        notebook = executed / f"{slug}.ipynb"
+        figures, live = executed_outputs(notebook) if notebook.is_file() else ([], {})
+        folder = out / FOLDER / slug
+        folder.mkdir(parents=True, exist_ok=True)
+        pictures = []
+        for n, svg in enumerate(figures, 1):
+            file = folder / f"fig-{n}.svg"
+            file.write_text(svg, encoding="utf-8")
+            title = svg_title(file) or f"Figure {n} of the chapter"
+            pictures.append(slides.Picture(f"{slug}/fig-{n}.svg", title))
+        made = slides.deck(slug, pictures, live, math=math)
+        page = slides.deck_html(made, f"../_static/{STATIC}", "../_static/mathjax/tex-mml-chtml.js")
+        (out / FOLDER / f"{slug}.html").write_text(page, encoding="utf-8")
+    return len(slugs)
+
+
+def _write_decks(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    slugs = [slug for slug in CHAPTERS if f"book/{slug}" in app.env.found_docs]
+    written = write_decks(Path(app.outdir), slugs)
+    logger.info(f"setlab_slides: wrote {written} chapter decks")
+
+
+def _link_deck(app: Sphinx, pagename: str, templatename, context: dict, doctree) -> None:
+    if doctree is None or not pagename.startswith("book/"):
+        return
+    slug = pagename.split("/", 1)[1]
+    if slug not in CHAPTERS:
+        return
+    link = (
+        f'<p class="setlab-slides"><a href="../{FOLDER}/{slug}.html">Slides for this chapter</a> '
+        "(reveal.js: the objectives, figures, verdicts and key points, for projecting).</p>"
+    )
+    body = context.get("body", "")
+    download = body.find('<p class="setlab-download">')
+    anchor, end = (download, "</p>") if download >= 0 else (0, "</h1>")
+    cut = body.find(end, anchor)
+    if cut < 0:
+        context["body"] = link + body
+    else:
+        cut += len(end)
+        context["body"] = body[:cut] + link + body[cut:]
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("html-page-context", _link_deck, priority=600)  # after the download link
+    app.connect("build-finished", _write_decks)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
