@@ -12,7 +12,8 @@ server instead.
 Sources used throughout:
 - jemalloc size classes: 4 classes per power-of-two group above 8 quanta (size_classes.sh); the
   quantum is 16 bytes in Debian's libjemalloc and 8 bytes in Redis's bundled copy (issue 14).
-- sds headers (sds.h): sdshdr8 = 3 bytes, sdshdr16 = 5, sdshdr32 = 9, plus the NUL terminator.
+- sds headers (sds.h): sdshdr5 = 1 byte (sdsnewlen, 0 < length < 32), sdshdr8 = 3,
+  sdshdr16 = 5, sdshdr32 = 9, plus the NUL terminator.
 - t_set.c (7.0) stores hashtable-set members as sds strings (``sdsdup``); a dictEntry is 24 bytes
   (key, value, next); the bucket array is 8 bytes a slot, slots the next power of two ≥ n.
 - object.c objectComputeSize (7.0) counts sizeof(dictEntry) = 24 per member plus the sds's
@@ -26,6 +27,7 @@ import math
 import re
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
@@ -78,8 +80,9 @@ def jemalloc_class(size: int, quantum: int = 16) -> int:
 
 
 def sds_alloc(length: int, quantum: int = 16) -> int:
-    """Allocation of an sds string of ``length`` bytes created exactly (sdsnewlen)."""
-    header = 3 if length < 2**8 else 5 if length < 2**16 else 9
+    """Allocation of an sds string of ``length`` bytes created exactly (sdsnewlen: sdshdr5, a
+    1-byte header, for 0 < length < 32; sdshdr8/16/32 above)."""
+    header = 1 if 0 < length < 32 else 3 if length < 2**8 else 5 if length < 2**16 else 9
     return jemalloc_class(header + length + 1, quantum)
 
 
@@ -163,6 +166,11 @@ def test_setbit_string_length_and_allocation(name, offset):
     near("setbit_offset", f"sb-{name}-mem", jemalloc_class(length + 10))
 
 
+def test_a_first_setbit_at_one_million_bits():
+    # Bloom-basics' 10^6-bit filter as one string: 125,000 B + sdshdr32 → the 128 KiB class.
+    near("bloom_basics", "bb-1e6-usage", jemalloc_class(10**6 // 8 + 10))
+
+
 def test_setbit_fixed_facts():
     near("setbit_offset", "sb-max-offset", 2**32 - 1)  # 512 MB strings: 2^32 bits
     near("setbit_offset", "sb-worst-header", 4 + 4 + 1 + 1)  # sdshdr32 len, alloc, flags, NUL
@@ -203,6 +211,9 @@ def test_snowflake_set_totals():
     near("redis_set_memory", "rsm-10k-hash", 10_000 * set_usage_per_member(10_000, 19))
     near("redis_set_memory", "rsm-1e8-one-set", 10**8 * set_usage_per_member(10**8, 19))
     near("redis_set_memory", "rsm-big-usage", 10**6 * set_usage_per_member(10**6, 19))
+    # 16 hex digits: sds 1 + 16 + 1 → 32 B; integer IDs 0..999,999: sds 1 + ≤6 + 1 → 8 B.
+    near("redis_set_memory", "rsm-hex-usage", round(set_usage_per_member(10**6, 16)))
+    near("redis_set_memory", "rsm-int-usage", round(set_usage_per_member(10**6, 6)))
     # intset.c: 8-byte header (encoding, length) + 8 bytes a member, in its jemalloc class.
     near("redis_set_memory", "rsm-10k-intset", jemalloc_class(8 + 8 * 10_000))
     near("redis_set_memory", "rsm-switch-512", 512 + 1)  # set-max-intset-entries 512
@@ -232,6 +243,11 @@ def test_choosing_set_and_filter_sizes():
         near("choosing", f"ch-{case}-bloom", n * bloom_bits_per_item(0.01) / 8)
     near("choosing", "ch-sparse64-redis", 1.2e8 * set_alloc_per_member(int(1.2e8), 19))
     near("choosing", "ch-deletes-redis", 5e7 * set_alloc_per_member(int(5e7), 19))
+    # 10^8 consecutive IDs 0..10^8 − 1: up to 6 digits the sds is in the 8 B class, then 16 B.
+    dense = sum(
+        (min(10**d, 10**8) - (10 ** (d - 1) if d > 1 else 0)) * sds_alloc(d) for d in range(1, 9)
+    )
+    near("choosing", "ch-dense-redis", 10**8 * jemalloc_class(24) + dense + 8 * slots(10**8))
     near("choosing", "ch-bloom-bytes", bloom_bits_per_item(0.01) / 8)
     near("choosing", "ch-floor", math.log2(100) / 8)  # information bound: log2(1/ε) bits
     near("choosing", "ch-decade", math.log2(10) / math.log(2) / 8)  # 1.44·log2(10) bits
@@ -268,6 +284,8 @@ def test_snowflake_layout():
     assert figure("snowflake_ranges", "sf-seed-minted") == f"{minted:%Y-%m-%d %H:%M:%S} UTC"
     near("snowflake_ranges", "sf-seed-log2", math.log2(SEED_ID))
     near("snowflake_ranges", "sf-ratio-seed", SEED_ID / 2**32)
+    n = int(figure("snowflake_ranges", "sf-stream-n").replace(",", ""))
+    near("snowflake_ranges", "sf-hash-pairs", n * (n - 1) / 2 / 2**32)  # expected pairs
     near("snowflake_ranges", "sf-cross-32", 2**32 / 2**22 / 1000)  # seconds after the epoch
     end = TWITTER_EPOCH + timedelta(milliseconds=2**41 - 1)
     assert figure("snowflake_ranges", "sf-end-date") == f"{end:%Y-%m-%d}"
@@ -350,6 +368,50 @@ def test_sharded_bloom_layout():
     assert value + half >= 20 * KIB and value - half <= 20 * KIB + 200
     assert jemalloc_class(16 * KIB + 6) == 20 * KIB
     near("sharded_bloom", "sb-layout-presized", keys * value)
+
+
+def poisson_cdf(x: int, mean: float) -> float:
+    """P(X ≤ x) for X ~ Poisson(mean), summed in log space from mean − 15σ."""
+    start = max(0, int(mean - 15 * math.sqrt(mean)))
+    return sum(
+        math.exp(i * math.log(mean) - mean - math.lgamma(i + 1)) for i in range(start, x + 1)
+    )
+
+
+def test_sharded_bloom_worst_key_is_a_typical_maximum():
+    # The fullest of 2^17 keys with Poisson(6,103.5) loads: P(max ≤ x) = F(x)^(2^17). The
+    # book's simulated worst load must sit inside the 1%–99% range of that maximum.
+    keys, mean = 2**17, 8e8 / 2**17
+    worst = int(figure("sharded_bloom", "sb-worst-load").replace(",", ""))
+    assert poisson_cdf(worst, mean) ** keys > 0.01
+    assert poisson_cdf(worst - 1, mean) ** keys < 0.99
+
+
+def grown_allocation(offsets: np.ndarray) -> int:
+    """jemalloc bytes of a string built by SETBIT at ``offsets`` in order (Redis 7.0): the first
+    creates it at exactly byte+1 (sdsnewlen); a later SETBIT past the end calls sdsMakeRoomFor,
+    which asks for twice the needed length (under 1 MB) and keeps the class's spare bytes."""
+    length = int(offsets[0]) // 8 + 1
+    allocation = sds_alloc(length)
+    for offset in np.unique(np.maximum.accumulate(offsets)).tolist():  # only new maxima grow it
+        need = offset // 8 + 1
+        header = 5 if allocation <= 2**16 else 9
+        if need > allocation - header - 1:
+            allocation = jemalloc_class((5 if 2 * need < 2**16 else 9) + 2 * need + 1)
+    return allocation
+
+
+def test_sharded_bloom_grown_keys():
+    # Seed 002's keys filled in place: ~6,104 IDs × k = 10 SETBITs each, uniform over 2^17 bits.
+    # Simulated for 1,500 keys (seeded): the mean allocation, plus the same per-key overhead
+    # (robj, key, dictEntry) that the presized figure carries above its 20 KiB value.
+    rng = np.random.default_rng(14)
+    sizes = [grown_allocation(rng.integers(0, 2**17, 61_035)) for _ in range(1_500)]
+    assert set(sizes) <= {20 * KIB, 24 * KIB, 28 * KIB, 32 * KIB, 40 * KIB}
+    presized, _ = parse(figure("sharded_bloom", "sb-layout-presized-key"))
+    grown, _ = parse(figure("sharded_bloom", "sb-layout-grown-key"))
+    simulated = sum(sizes) / len(sizes) + presized - 20 * KIB
+    assert abs(grown - simulated) < 0.3 * KIB, (grown, simulated)
 
 
 def test_scalable_bloom_compounding():
