@@ -171,6 +171,15 @@ def test_a_first_setbit_at_one_million_bits():
     near("bloom_basics", "bb-1e6-usage", jemalloc_class(10**6 // 8 + 10))
 
 
+def test_small_keys_memory_usage():
+    # MEMORY USAGE of a string key = value + key sds (sdshdr5 for short keys) + dictEntry (24).
+    # A bitmap key "k": robj 16 + key 1 + 1 + 1 → 8 + 24 = 48 bytes before its value.
+    near("setbit_offset", "sb-key-overhead", 16 + sds_alloc(1) + 24)
+    # One ID as a serialized Roaring bitmap (18 B) under "like:post:42": an embstr (≤ 44 B: robj
+    # 16 + sdshdr8 3 + 18 + NUL in one block → 48 B) + key sds 1 + 12 + 1 → 16 B + dictEntry 24.
+    near("roaring_containers", "rc-one-redis", jemalloc_class(16 + 3 + 18 + 1) + sds_alloc(12) + 24)
+
+
 def test_setbit_fixed_facts():
     near("setbit_offset", "sb-max-offset", 2**32 - 1)  # 512 MB strings: 2^32 bits
     near("setbit_offset", "sb-worst-header", 4 + 4 + 1 + 1)  # sdshdr32 len, alloc, flags, NUL
@@ -355,6 +364,18 @@ def test_bloom_sizes_and_rates():
     near("nk_vs_m_saturation", "nk-003-m", 1.2e8 * bloom_bits_per_item(0.01))
     near("nk_vs_m_saturation", "nk-003-bytes", 1.2e8 * bloom_bits_per_item(0.01) / 8)
     near("nk_vs_m_saturation", "nk-003-kreal", math.log2(100))
+    # Seed 003's first filter: sized for 10^8 at 1%, filled with 2·10^8, k = 7; the fix reserves
+    # 1.5·10^8 at 1% and meets the same 2·10^8; seed 002 at 0.1% for its planned 2·10^9.
+    m_003 = 1e8 * bloom_bits_per_item(0.01)
+    near("nk_vs_m_saturation", "nk-003-over", bloom_fpr(2e8, m_003, 7))
+    near("nk_vs_m_saturation", "nk-003-over-ratio", m_003 / 2e8)
+    near("nk_vs_m_saturation", "nk-one-in", 1 / bloom_fpr(2e8, m_003, 7))
+    near(
+        "nk_vs_m_saturation",
+        "nk-reserve-over",
+        bloom_fpr(2e8, 1.5e8 * bloom_bits_per_item(0.01), 7),
+    )
+    near("nk_vs_m_saturation", "nk-need-2e9", 2e9 * bloom_bits_per_item(0.001) / 8)
 
 
 def test_sharded_bloom_layout():
@@ -421,6 +442,30 @@ def test_scalable_bloom_compounding():
     near("scalable_bloom", "sbf-design-5", 1 - math.prod(1 - 0.005 * 0.5**i for i in range(5)))
 
 
+def redisbloom_chain_bytes(error: float, capacities: list[int]) -> int:
+    """BF.INFO Size of a chain: sizeof(SBChain) = 32 (filters*, size, nfilters: 8 B each;
+    options, growth: 4 B each) + per link sizeof(SBLink) = 64 (struct bloom: hashes 4, force64
+    1, n2 1, pad 2, entries, error, bpe, bf*, bytes, bits: 8 B each; then size 8) + its bit array:
+    floor(capacity · −ln ε / ln²2) bits rounded up to 64 (bloom.c, FORCE64 | NOROUND). Link i
+    runs at ε·0.5^(i+1) (sb.c ERROR_TIGHTENING_RATIO)."""
+    total = 32
+    for i, capacity in enumerate(capacities):
+        bits = int(capacity * bloom_bits_per_item(error * 0.5 ** (i + 1)))
+        total += 64 + -(-bits // 64) * 8
+    return total
+
+
+def test_scalable_bloom_bits_per_item():
+    # The demo chain: 1% from 1,000 items; five links hold 31,000 items with EXPANSION 2 and
+    # 5,000 with EXPANSION 1; one non-scaling filter for 31,000 at the chain's design rate.
+    exp2 = [1000 * 2**i for i in range(5)]
+    near("scalable_bloom", "sbf-bpi-exp2", redisbloom_chain_bytes(0.01, exp2) * 8 / 31_000)
+    near("scalable_bloom", "sbf-bpi-exp1", redisbloom_chain_bytes(0.01, [1000] * 5) * 8 / 5000)
+    design = 1 - math.prod(1 - 0.01 * 0.5 ** (i + 1) for i in range(5))
+    one = 32 + 64 + -(-int(31_000 * bloom_bits_per_item(design)) // 64) * 8
+    near("scalable_bloom", "sbf-bpi-one", one * 8 / 31_000)
+
+
 # -- cuckoo-kick-chains ------------------------------------------------------------------------
 
 
@@ -454,6 +499,9 @@ def test_roaring_layouts():
     # Run containers: cookie+count 4, run flags ceil(c/8), 4 B descriptor + 4 B offset each,
     # then 2 B run count + 4 B per run (one run per container).
     near("roaring_containers", "rc-dense-runs", 4 + -(-containers // 8) + containers * (8 + 6))
+    # 1.2·10^8 random 32-bit IDs: all 65,536 containers are arrays (~1,831 values each, far
+    # under 4,096): 2 B a value + 4 B descriptor + 4 B offset per container + cookie and count.
+    near("roaring_containers", "rc-sparse-bytes", 2 * 120_000_000 + 8 * 2**16 + 8)
 
 
 # -- hyperloglog -------------------------------------------------------------------------------
