@@ -234,7 +234,7 @@ _PAGE = """<!doctype html>
 .reveal figure {{ margin: 0; }}
 .reveal figure img {{ height: 540px; width: auto; max-width: 100%; object-fit: contain;
   margin: 0; background: #fff; }}
-.reveal figcaption {{ font-size: 0.5em; color: #444; }}
+.reveal figcaption {{ font-size: 0.6em; color: #444; }}
 .reveal table.verdicts {{ font-size: 0.7em; width: 100%; }}
 .reveal table.verdicts td, .reveal table.verdicts th {{ vertical-align: top; padding: 0.3em; }}
 .reveal code {{ font-size: 0.9em; }}
