@@ -326,6 +326,12 @@ def test_birthday_figures():
     near("birthday_collisions", "bd-004-lost32", n - m * -math.expm1(n * math.log1p(-1 / m)))
     near("birthday_collisions", "bd-004-pany32", birthday(n, m))
     near("birthday_collisions", "bd-004-empty", math.exp(-1))
+    # n = M = 10^5: the empty count has variance M·e^{-1}·(1 − 2e^{-1}) (occupancy, α = 1).
+    near(
+        "birthday_collisions",
+        "bd-004-sd-empty",
+        math.sqrt(math.exp(-1) * (1 - 2 * math.exp(-1)) / 1e5),
+    )
     # One-lookup false positive with 10,000 users in M bits: 1 − (1 − 1/M)^10,000.
     near("birthday_collisions", "bd-fp-2-20", 1 - (1 - 2**-20) ** 10_000)
     near("birthday_collisions", "bd-fp-2-32", 1 - (1 - 2**-32) ** 10_000)
@@ -406,6 +412,10 @@ def test_sharded_bloom_worst_key_is_a_typical_maximum():
     worst = int(figure("sharded_bloom", "sb-worst-load").replace(",", ""))
     assert poisson_cdf(worst, mean) ** keys > 0.01
     assert poisson_cdf(worst - 1, mean) ** keys < 0.99
+    # The mean rate over keys against the rate at the mean load (Jensen), and the worst key's.
+    at_mean = bloom_fpr(mean, 2**17, 10)
+    near("sharded_bloom", "sb-jensen", sharded_fpr(8e8, keys, 2**17, 10) / at_mean - 1)
+    near("sharded_bloom", "sb-worst-ratio", bloom_fpr(worst, 2**17, 10) / at_mean)
 
 
 def grown_allocation(offsets: np.ndarray) -> int:
@@ -513,6 +523,11 @@ def test_roaring_layouts():
     # 1.2·10^8 random 32-bit IDs: all 65,536 containers are arrays (~1,831 values each, far
     # under 4,096): 2 B a value + 4 B descriptor + 4 B offset per container + cookie and count.
     near("roaring_containers", "rc-sparse-bytes", 2 * 120_000_000 + 8 * 2**16 + 8)
+    # Crossover with a 1% Bloom filter: bitset containers cost 8,192 B / (d · 65,536) a value,
+    # equal to the Bloom filter's bytes per ID at d = 0.125 / 1.198 ≈ 10%.
+    near("roaring_containers", "rc-cross", 0.125 / (bloom_bits_per_item(0.01) / 8))
+    # At density 10^-6 each ID has its own array container: 2 B + 4 B descriptor + 4 B offset.
+    near("roaring_containers", "rc-low", 2 + 4 + 4)
 
 
 # -- hyperloglog -------------------------------------------------------------------------------
