@@ -231,8 +231,8 @@ _PAGE = """<!doctype html>
 .reveal li {{ margin: 0.35em 0; line-height: 1.3; }}
 .reveal .small, .reveal .timing {{ font-size: 0.7em; }}
 .reveal .cover {{ margin-top: 180px; }}
-.reveal figure {{ margin: 0; }}
-.reveal figure img {{ height: 540px; width: auto; max-width: 100%; object-fit: contain;
+.reveal figure {{ margin: 0; height: 680px; display: flex; flex-direction: column; }}
+.reveal figure img {{ flex: 1 1 auto; min-height: 0; width: 100%; object-fit: contain;
   margin: 0; background: #fff; }}
 .reveal figcaption {{ font-size: 0.6em; color: #444; }}
 .reveal table.verdicts {{ font-size: 0.7em; width: 100%; }}
