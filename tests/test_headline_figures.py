@@ -605,6 +605,28 @@ def test_one_slow_command_layout():
     near("one_slow_command", "osc-fork-key", 2**29)
 
 
+def test_one_slow_command_stored_run_recomputed():
+    # The stored stall run re-read without the package: a GET's worst wait equals the SETBIT it
+    # queued behind (single-threaded command execution), and what DEL freed matches the layouts.
+    data = json.loads((files("setlab") / "data" / "stalls-reference.json").read_text())
+    top = max(data["rows"], key=lambda r: r["offset"])
+    near("one_slow_command", "osc-top-setbit", top["setbit_ms"] * 1e-3)
+    near("one_slow_command", "osc-top-worst", top["max_ms"] * 1e-3)
+    assert 0.9 < top["max_ms"] / top["setbit_ms"] <= 1.0
+    seed = next(r for r in data["rows"] if r["offset"] == 2**31)
+    near("one_slow_command", "osc-seed-setbit", seed["setbit_ms"] * 1e-3)
+    deletes = {(d["kind"], d["size"], d["command"]): d for d in data["deletes"]}
+    near("one_slow_command", "osc-del-set", deletes["set", 10**6, "del"]["server_ms"] * 1e-3)
+    near("one_slow_command", "osc-unlink-set", deletes["set", 10**6, "unlink"]["server_ms"] * 1e-3)
+    near("one_slow_command", "osc-del-string", deletes["string", 2**28, "del"]["server_ms"] * 1e-3)
+    # DEL of a 10^6-member SET of small integer IDs frees 10^6 · (32 B dictEntry + 8 B sds) +
+    # 8 B · 2^20 slots on Debian's jemalloc; of a 512 MiB string, its 640 MiB class.
+    freed_set = deletes["set", 10**6, "del"]["freed_bytes"]
+    assert abs(freed_set - (10**6 * (jemalloc_class(24) + sds_alloc(6)) + 8 * 2**20)) < KIB
+    freed_string = deletes["string", 2**29, "del"]["freed_bytes"]
+    assert abs(freed_string - jemalloc_class(2**29 + 10)) < KIB
+
+
 # -- the same figures measured on the private server --------------------------------------------
 
 
