@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from setlab.chapters import lessons, registry, slides
+from setlab.chapters import instructor_notes, lessons, registry, slides
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
@@ -69,6 +69,17 @@ def test_deck_numbers_are_the_figures_and_claims_the_chapter_computes(slug):
         plain = claim.our_figure()
         if not re.search(r"[`*$<\[{]", plain):  # no markup: the cell is the figure as computed
             assert cells[2] == " ".join(plain.split())
+
+
+@pytest.mark.parametrize("slug", registry.CHAPTERS)
+def test_the_title_slide_carries_the_instructor_notes_as_speaker_notes(slug):
+    title = BeautifulSoup(slides.deck(slug).slides[0], "html.parser")
+    notes = title.select("aside.notes")
+    assert len(notes) == 1
+    said = " ".join(notes[0].get_text().split())
+    for text in (instructor_notes.NOTES[slug].demo, *instructor_notes.NOTES[slug].stumbles):
+        assert " ".join(text.replace("`", "").split()) in said
+    assert title.find("h1").get_text() == lessons.chapter(slug).title
 
 
 def test_a_live_value_comes_from_the_executed_page_or_says_it_is_measured_there():
@@ -193,6 +204,21 @@ def check_built_decks(html: Path, shots: Path | None = None) -> None:
         assert page.evaluate("Reveal.getCurrentSlide().querySelector('h2').textContent") == (
             "Questions"
         )
+        assert page.evaluate("Reveal.hasPlugin('notes')")
+        hidden = "getComputedStyle(document.querySelector('aside.notes')).display"
+        assert page.evaluate(hidden) == "none"  # never on the projected slide
+        page.keyboard.press("ArrowLeft")  # back to the title slide, which holds the notes
+        page.wait_for_function("Reveal.getIndices().h === 0")
+        with page.expect_popup() as opened:
+            page.keyboard.press("s")  # the speaker view: current slide, next slide, the notes
+        speaker = opened.value
+        demo = " ".join(instructor_notes.NOTES[first].demo.replace("`", "").split()[:6])
+        speaker.wait_for_function(
+            "text => document.body.innerText.replace(/\\s+/g, ' ').includes(text)",
+            arg=demo,
+            polling=200,  # a window in the background gets no animation frames
+        )
+        speaker.close()
         for slug in registry.CHAPTERS:
             page.goto(base + f"slides/{slug}.html")
             page.wait_for_function("window.Reveal && Reveal.isReady()")

@@ -29,7 +29,7 @@ FOLDER = "slides"
 STATIC = "reveal"  # under _static
 #: what a deck loads (reveal's white theme uses its own packaged fonts, no web font service)
 PARTS = ["LICENSE", "dist/reset.css", "dist/reveal.css", "dist/reveal.js", "dist/theme/white.css",
-         "dist/theme/fonts/source-sans-pro"]  # fmt: skip
+         "dist/theme/fonts/source-sans-pro", "plugin/notes/notes.js"]  # fmt: skip
 _MARKS = ("exercise-start", "exercise-end", "solution-start", "solution-end")
 
 

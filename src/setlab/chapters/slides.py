@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from setlab.chapters import lessons, registry
+from setlab.chapters import instructor_notes, lessons, registry
 from setlab.render.claims import Claim
 
 CLAIMS_PER_SLIDE = 4  #: verdict rows on one slide (1280 × 720 px, still legible)
@@ -145,6 +145,21 @@ def _caption(alt: str) -> str:
     return f"<figcaption>{html.escape(text)}</figcaption>" if text else ""
 
 
+def _speaker_notes(page: lessons.Chapter, inline: _Inline) -> str:
+    """The chapter's instructor notes (:mod:`setlab.chapters.instructor_notes`) as reveal.js
+    speaker notes: shown only in the speaker view, never on the projected slide."""
+    notes = instructor_notes.NOTES[page.slug]
+    stops = [(t, m) for t, m in page.checkpoints() if t not in {"Exercises", "Further reading"}]
+    stumbles = "".join(f"<li>{inline(s)}</li>" for s in notes.stumbles)
+    checkpoints = "; ".join(f"{html.escape(t)} by {m} min" for t, m in stops)
+    return (
+        f'<aside class="notes"><p><strong>Demo live:</strong> {inline(notes.demo)}</p>'
+        f"<p><strong>Where learners stumble:</strong></p><ul>{stumbles}</ul>"
+        f"<p><strong>Checkpoints</strong> ({page.teaching_estimate} min of teaching): "
+        f"{checkpoints}.</p></aside>"
+    )
+
+
 def _bullets(title: str, items: Sequence[str]) -> str:
     lis = "".join(f"<li>{item}</li>" for item in items)
     return f"<h2>{html.escape(title)}</h2><ul>{lis}</ul>"
@@ -181,11 +196,13 @@ def deck(
     inline = _Inline(slug, live or {}, math)
     overview, points = _box(text, "Overview"), _box(text, "Key points")
     chapter_link = f'<a href="../book/{slug}.html">the chapter</a>'
+    notes = _speaker_notes(page, inline)
     slides = [
         f'<div class="cover"><h1>{html.escape(page.title)}</h1><p class="timing">Teaching '
         f"{page.teaching_min} min · Exercises {page.exercises_min} min</p>"
         f'<p class="small">Slides of {chapter_link} of <em>setlab</em>; '
-        "press <kbd>→</kbd> for the next slide, <kbd>Esc</kbd> for an overview.</p></div>",
+        "press <kbd>→</kbd> for the next slide, <kbd>Esc</kbd> for an overview, <kbd>S</kbd> "
+        f"for the speaker view with the instructor notes.</p></div>{notes}",
         _bullets("Questions", [inline(q) for q in _listed(overview, "Questions")]),
         _bullets("Objectives", [inline(o) for o in _listed(overview, "Objectives")]),
     ]
@@ -247,8 +264,9 @@ _PAGE = """<!doctype html>
 {sections}
 </div></div>
 <script src="{reveal}/dist/reveal.js"></script>
+<script src="{reveal}/plugin/notes/notes.js"></script>
 <script>Reveal.initialize({{hash: true, width: {width}, height: {height}, margin: 0.04,
-  center: false, transition: "none"}});</script>
+  center: false, transition: "none", plugins: [RevealNotes]}});</script>
 </body></html>
 """
 
