@@ -515,6 +515,29 @@ def test_scalable_bloom_bits_per_item():
     near("scalable_bloom", "sbf-bpi-one", one * 8 / 31_000)
 
 
+def value(chapter: str, name: str) -> float:
+    """The glued figure's number in base units (seconds, bytes, fractions)."""
+    text = figure(chapter, name).replace(" h", "")
+    number = parse(text)[0]
+    return number * 3600 if figure(chapter, name).endswith(" h") else number
+
+
+def test_throughput_figures_agree_with_each_other():
+    # Seed 002's 8·10^9 SETBITs: the pipelined time against Redis's single-core SETBIT ceiling,
+    # and the multi/pipeline ratio, from the printed figures (2% for their rounding).
+    ceiling = value("sharded_bloom", "sb-ceiling")
+    pipelined = value("sharded_bloom", "sb-pipe-8e9")
+    assert 8e9 / ceiling / pipelined == pytest.approx(
+        value("sharded_bloom", "sb-pipe-ceiling"), rel=0.02
+    )
+    ratio = value("sharded_bloom", "sb-multi-8e9") / pipelined
+    assert ratio == pytest.approx(value("sharded_bloom", "sb-ratio-multi"), abs=0.5)
+    windowed = value("scalable_bloom", "sbf-win-rt") / value("scalable_bloom", "sbf-win-one")
+    assert windowed == pytest.approx(value("scalable_bloom", "sbf-win-mult"), abs=0.1)
+    # RedisBloom's default CF (b = 2, 8-bit fingerprints) at its measured first-failure load.
+    near("cuckoo_kick_chains", "ck-rb2-bits", 8 / value("cuckoo_kick_chains", "ck-rb-b2-20"))
+
+
 # -- cuckoo-kick-chains ------------------------------------------------------------------------
 
 
@@ -579,6 +602,28 @@ def test_hyperloglog_dense_layout():
     near("hyperloglog", "hll-register-bytes", 2**14 * 6 // 8)
     near("hyperloglog", "hll-alloc", sds_alloc(16 + 12_288))
     near("hyperloglog", "hll-bitmap-1e8", jemalloc_class(10**8 // 8 + 10))
+
+
+def test_hyperloglog_stored_run_recomputed():
+    # The stored PFADD/PFCOUNT run re-read without the package.
+    data = json.loads((files("setlab") / "data" / "hyperloglog-reference.json").read_text())
+    counts = {c["n"]: c["pfcount"] for c in data["counts"]}
+    near("hyperloglog", "hll-count", counts[100_000])
+    near("hyperloglog", "hll-err", counts[100_000] / 100_000 - 1)
+    week = data["week"]
+    near("hyperloglog", "hll-week-sum", sum(week["true_daily"]) / week["true_union"])
+    near("hyperloglog", "hll-week-err", week["server_union"] / week["true_union"] - 1)
+    late = next(z for z in data["zero_replies"] if z["from"] == 10_000)
+    near("hyperloglog", "hll-zero-late", late["zero_replies"] / (late["to"] - late["from"]))
+
+
+def test_hyperloglog_simulated_spread_is_the_standard_error():
+    # A sample standard deviation over T trials has relative sd ≈ 1/√(2T); the book's spreads at
+    # ≥ 10^5 elements must lie within 4 of those of 1.04/√16384 (T from hll-trials).
+    trials = int(figure("hyperloglog", "hll-trials").replace(",", ""))
+    low, high = (parse(x)[0] for x in figure("hyperloglog", "hll-std-range").split(" to "))
+    se, spread = 1.04 / 128, 4 / math.sqrt(2 * trials)
+    assert se * (1 - spread) <= low <= high <= se * (1 + spread)
 
 
 # -- one-slow-command --------------------------------------------------------------------------
