@@ -258,6 +258,15 @@ def test_hll_memory_matches_the_live_servers_dense_key():
     assert data["standard_error"] == pytest.approx(1.04 / 128)
 
 
+def test_hll_cost_from_dense_on_is_the_replayed_default_sketchs():
+    from setlab.models.hyperloglog import sketch_of_readers
+
+    replayed = sketch_of_readers(calc.HLL_DENSE_FROM)  # PFADD of every element, default config
+    assert replayed.encoding == "dense"
+    assert calc.hll_key_cost(calc.HLL_DENSE_FROM) == replayed.cost("k")
+    assert calc.hll_key_cost(10**9) == replayed.cost("k")
+
+
 def test_small_hll_is_sparse_and_smaller():
     data = calc.hll_estimate(100).data
     assert data["encoding"] == "sparse"

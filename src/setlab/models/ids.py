@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from setlab.core.validate import check_int
+from setlab.models import decimal_lines
 
 if TYPE_CHECKING:
     from setlab.models.redis_memory import Members
@@ -322,6 +323,21 @@ class _Collector:
         self.blank = 0
         self.hex_digits = 0
 
+    def add_piece(self, piece: bytes, line: int) -> None:
+        """Parse one piece of whole lines: plain decimal lines (the usual export) on the fast
+        path of :mod:`setlab.models.decimal_lines`, anything else through :class:`_Block`."""
+        if self.kind in (None, "decimal"):
+            plain = decimal_lines.parse_plain(piece)
+            if plain is not None:
+                if self.first is None:
+                    self.first, self.kind = (line, _DECIMAL), "decimal"
+                values, lengths, canonical = plain
+                self.values.append(values)
+                self.lengths.append(lengths)
+                self.canonical.append(canonical)
+                return
+        self.add(_Block(piece, line))
+
     def add(self, block: _Block) -> None:
         ids = np.flatnonzero(block.row != _BLANK)
         self.blank += int(block.row.size - ids.size)
@@ -403,7 +419,7 @@ def parse_stream(
     """
     collector = _Collector(fmt, source)
     for piece, line in _pieces(stream, progress):
-        collector.add(_Block(piece, line))
+        collector.add_piece(piece, line)
     return collector.result()
 
 
@@ -475,36 +491,46 @@ def texts(ids: IDs, where: np.ndarray) -> list[str]:
     return out
 
 
-def set_members(ids: IDs, first: np.ndarray | None = None) -> Members:
+def set_members(
+    ids: IDs, first: np.ndarray | None = None, *, distinct: np.ndarray | None = None
+) -> Members:
     """What the Redis SET model (:class:`setlab.models.redis_memory.Members`) needs to know about
     the distinct IDs, as written in the file (a SET stores each ID's text).
 
-    ``first`` indexes one occurrence of each distinct ID (computed when not given). Grouped by
-    text length (a member's sds allocation depends only on it): exact for a hash table set; small
-    sets are summarised from the members themselves.
+    ``first`` indexes one occurrence of each distinct ID (computed when not given). Or, for
+    64-bit IDs each written one way only (canonical decimals, or all of one length),
+    ``distinct`` — their sorted distinct values — stands in for it. Grouped by text length (a
+    member's sds allocation depends only on it): exact for a hash table set; small sets are
+    summarised from the members themselves.
     """
     from setlab.models import redis_memory
 
-    if first is None:
-        if ids.high is None:
-            _, first = np.unique(ids.values, return_index=True)
-        else:
-            pairs = np.stack([ids.high, ids.values], axis=1)
-            _, first = np.unique(pairs, axis=0, return_index=True)
-    lengths = ids.lengths[first]
-    integer = bool(
-        ids.kind == "decimal" and ids.canonical[first].all()
-        and (ids.values[first] < np.uint64(2**63)).all()
-    )  # fmt: skip
-    if first.size <= 4096:
-        return redis_memory.Members.of(texts(ids, first))
+    if distinct is not None and first is None and distinct.size > 4096:
+        canonical = ids.kind == "decimal" and bool(ids.canonical.all())
+        fixed, values = int(ids.lengths[0]), distinct
+        lengths = _decimal_lengths(distinct) if canonical else None
+    else:
+        if first is None:
+            if ids.high is None:
+                _, first = np.unique(ids.values, return_index=True)
+            else:
+                pairs = np.stack([ids.high, ids.values], axis=1)
+                _, first = np.unique(pairs, axis=0, return_index=True)
+        if first.size <= 4096:
+            return redis_memory.Members.of(texts(ids, first))
+        lengths, values = ids.lengths[first], ids.values[first]
+        canonical = ids.kind == "decimal" and ids.canonical[first].all()
+    integer = bool(canonical and (values < np.uint64(2**63)).all())
     width = 0
     if integer:
-        top = int(ids.values[first].max())
-        width = redis_memory.intset_width(top)
+        width = redis_memory.intset_width(int(values.max()))
+    if lengths is None:  # all IDs are written with ``fixed`` characters
+        found, counts = np.array([fixed]), np.array([values.size])
+    else:
+        found, counts = np.unique(lengths, return_counts=True)
     sds = listpack = 0
-    for length, count in zip(*np.unique(lengths, return_counts=True), strict=True):
+    for length, count in zip(found, counts, strict=True):
         part = redis_memory.Members.fixed_length(int(count), int(length))
         sds += part.sds_bytes
         listpack += part.listpack_bytes
-    return redis_memory.Members(int(first.size), sds, integer, width, int(lengths.max()), listpack)
+    return redis_memory.Members(int(values.size), sds, integer, width, int(found.max()), listpack)

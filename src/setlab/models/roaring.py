@@ -82,25 +82,31 @@ def _chunks(sorted_values: np.ndarray, shift: int = CHUNK_BITS) -> tuple[np.ndar
     if sorted_values.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    v = sorted_values.astype(np.uint64)
+    v = sorted_values.astype(np.uint64, copy=False)
     high = v >> np.uint64(shift)
-    starts = np.flatnonzero(np.r_[True, high[1:] != high[:-1]])
+    new_chunk = np.empty(v.size, dtype=bool)  # value i starts a chunk
+    new_chunk[0] = True
+    np.not_equal(high[1:], high[:-1], out=new_chunk[1:])
+    starts = np.flatnonzero(new_chunk)
     keys = high[starts]
-    cards = np.diff(np.r_[starts, v.size])
-    new_run = np.r_[True, (v[1:] != v[:-1] + np.uint64(1)) | (high[1:] != high[:-1])]
-    runs = np.add.reduceat(new_run.astype(np.int64), starts)
-    return keys, cards.astype(np.int64), runs
+    cards = np.diff(starts, append=v.size)
+    if starts.size == v.size:  # one value per chunk (sparse 64-bit IDs): one run each
+        return keys, cards, np.ones(starts.size, dtype=np.int64)
+    new_run = np.empty(v.size, dtype=bool)  # value i starts a run: not previous + 1, or a chunk
+    new_run[0] = True
+    np.not_equal(v[1:] - v[:-1], np.uint64(1), out=new_run[1:])
+    new_run |= new_chunk
+    runs = np.add.reduceat(new_run.view(np.uint8), starts, dtype=np.int64)
+    return keys, cards, runs
 
 
 def choose_kinds(cardinality: np.ndarray, runs: np.ndarray, run_optimize: bool) -> np.ndarray:
     """Container kind per chunk (0 array, 1 bitset, 2 run), as CRoaring picks it."""
     card = np.asarray(cardinality, dtype=np.int64)
     runs = np.asarray(runs, dtype=np.int64)
-    kind = np.where(card <= ARRAY_MAX, ARRAY, BITSET).astype(np.int8)
-    if run_optimize:
-        run_size = 2 + 4 * runs
-        to_run = np.where(kind == ARRAY, run_size < 2 * card, run_size < BITSET_BYTES)
-        kind = np.where(to_run, RUN, kind).astype(np.int8)
+    kind = (card > ARRAY_MAX).astype(np.int8)  # ARRAY (0) or BITSET (1)
+    if run_optimize:  # a run container only when strictly smaller: 2c for an array, else 8192
+        kind[2 + 4 * runs < np.minimum(2 * card, BITSET_BYTES)] = RUN
     return kind
 
 
@@ -123,11 +129,12 @@ class Layout:
 
     def container_bytes(self) -> np.ndarray:
         """Payload bytes of each container: 2c (array), 8192 (bitset), 2 + 4r (run)."""
-        return np.select(
-            [self.kind == ARRAY, self.kind == BITSET],
-            [2 * self.cardinality, np.full_like(self.cardinality, BITSET_BYTES)],
-            2 + 4 * self.runs,
-        ).astype(np.int64)
+        sizes = 2 * np.asarray(self.cardinality, dtype=np.int64)
+        sizes[self.kind == BITSET] = BITSET_BYTES
+        run = self.kind == RUN
+        if run.any():
+            sizes[run] = 2 + 4 * np.asarray(self.runs, dtype=np.int64)[run]
+        return sizes
 
     @property
     def payload_bytes(self) -> int:
@@ -169,14 +176,17 @@ class Layout:
         return {name: int((self.kind == code).sum()) for code, name in enumerate(KINDS)}
 
 
-def layout(values: Iterable[int] | np.ndarray, *, run_optimize: bool = False) -> Layout:
+def layout(
+    values: Iterable[int] | np.ndarray, *, run_optimize: bool = False, presorted: bool = False
+) -> Layout:
     """The containers a 32-bit Roaring bitmap of ``values`` uses (duplicates count once).
 
     ``run_optimize=False`` is a bitmap built by adding values (``BitMap(values,
     optimize=False)``, Java's ``add``); ``True`` is after ``run_optimize()`` (pyroaring's
-    ``BitMap(values)`` does that by default).
+    ``BitMap(values)`` does that by default). ``presorted``: ``values`` is already an ascending
+    integer array of distinct values in 0 … 2^32 − 1 (not checked), so no sort is needed.
     """
-    keys, cards, runs = _chunks(_values32(values))
+    keys, cards, runs = _chunks(values if presorted else _values32(values))
     return Layout(keys, cards, runs, choose_kinds(cards, runs, run_optimize))
 
 
@@ -305,20 +315,31 @@ class Layout64:
     def containers(self) -> int:
         return self.layout.containers
 
+    def _new_buckets(self) -> np.ndarray:
+        """Whether each container (keys ascending) starts a new bucket of 2^32 values."""
+        bucket = np.asarray(self.layout.keys, dtype=np.uint64) >> np.uint64(CHUNK_BITS)
+        new = np.empty(bucket.size, dtype=bool)
+        new[:1] = True
+        np.not_equal(bucket[1:], bucket[:-1], out=new[1:])
+        return new
+
     @property
     def buckets(self) -> int:
-        return int(np.unique(self.layout.keys >> CHUNK_BITS).size)
+        return int(np.count_nonzero(self._new_buckets()))
 
     @property
     def serialized_bytes(self) -> int:
         """``len(BitMap64.serialize())``: 8-byte bucket count, then 4-byte key + 32-bit format."""
-        keys = np.asarray(self.layout.keys, dtype=np.uint64)
-        if keys.size == 0:
+        if self.layout.containers == 0:
             return 8
-        bucket = keys >> np.uint64(CHUNK_BITS)
-        starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
-        n = np.diff(np.r_[starts, keys.size])
-        payload = np.add.reduceat(self.layout.container_bytes(), starts)
+        new = self._new_buckets()
+        sizes = self.layout.container_bytes()
+        if not np.any(self.layout.kind == RUN):  # every bucket's header: 8 + 8 per container
+            buckets = int(np.count_nonzero(new))
+            return int(8 + 12 * buckets + 8 * sizes.size + sizes.sum())
+        starts = np.flatnonzero(new)
+        n = np.diff(starts, append=new.size)
+        payload = np.add.reduceat(sizes, starts)
         has_run = np.add.reduceat((self.layout.kind == RUN).astype(np.int64), starts) > 0
         offsets = np.where(n >= NO_OFFSET_THRESHOLD, 4 * n, 0)
         header = np.where(has_run, 4 + (n + 7) // 8 + 4 * n + offsets, 8 + 8 * n)
@@ -329,10 +350,13 @@ class Layout64:
         return self.layout.statistics()
 
 
-def layout64(values: Iterable[int] | np.ndarray, *, run_optimize: bool = False) -> Layout64:
-    """The containers of a 64-bit Roaring bitmap (``pyroaring.BitMap64``) of ``values``."""
+def layout64(
+    values: Iterable[int] | np.ndarray, *, run_optimize: bool = False, presorted: bool = False
+) -> Layout64:
+    """The containers of a 64-bit Roaring bitmap (``pyroaring.BitMap64``) of ``values``
+    (``presorted``: already ascending and distinct, not checked)."""
     arr = np.asarray(values if isinstance(values, np.ndarray) else list(values), dtype=np.uint64)
-    keys, cards, runs = _chunks(_sorted_unique(arr))
+    keys, cards, runs = _chunks(arr if presorted else _sorted_unique(arr))
     return Layout64(Layout(keys, cards, runs, choose_kinds(cards, runs, run_optimize)))
 
 

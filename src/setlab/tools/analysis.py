@@ -13,6 +13,7 @@ The sizes come from the book's models (:mod:`setlab.models.roaring`,
 
 from __future__ import annotations
 
+import bisect
 import functools
 import sys
 from dataclasses import dataclass, field
@@ -58,10 +59,8 @@ class RoaringFigures:
         runs = roaring.Layout(plain.keys, plain.cardinality, plain.runs, kinds)
         if not wide:
             return cls(runs.serialized_bytes, plain.serialized_bytes, plain.containers, None)
-        keys = plain.keys.astype(np.uint64) >> np.uint64(16)  # sorted: count the changes
-        buckets = int(np.count_nonzero(keys[1:] != keys[:-1])) + 1 if keys.size else 0
         return cls(roaring.Layout64(runs).serialized_bytes, layout.serialized_bytes,
-                   plain.containers, buckets)  # fmt: skip
+                   plain.containers, layout.buckets)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -119,9 +118,24 @@ class Analysis:
                 for a, b in CHUNK_BINS]  # fmt: skip
 
 
-def _sorted_distinct(ids: IDs) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+def _sorted_distinct(
+    ids: IDs,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray]:
     """Distinct values ascending (low, high halves), the index of each one's first occurrence,
-    and how often each occurs."""
+    and how often each occurs (just ``[1]`` when no ID repeats).
+
+    64-bit IDs whose text follows from their value (:func:`_text_fixed`) are sorted without
+    their indices (``np.sort``, several times faster than a stable ``argsort``) and the first
+    occurrences are left out (None): nothing needs them."""
+    if ids.high is None and _text_fixed(ids):
+        ordered = np.sort(ids.values)
+        new = np.empty(ordered.size, dtype=bool)
+        new[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        if new.all():  # no duplicates
+            return ordered, None, None, np.ones(1, dtype=np.int64)
+        starts = np.flatnonzero(new)
+        return ordered[starts], None, None, np.diff(starts, append=ordered.size)
     if ids.high is None:
         order = np.argsort(ids.values, kind="stable")
         low = ids.values[order]
@@ -137,6 +151,15 @@ def _sorted_distinct(ids: IDs) -> tuple[np.ndarray, np.ndarray | None, np.ndarra
     return low[new], high, order[starts], counts
 
 
+def _text_fixed(ids: IDs) -> bool:
+    """Whether every occurrence of a value is written the same way (as far as a Redis SET
+    cares): canonical decimals (the digits of the value), or IDs all of one length (the value
+    zero-padded to it)."""
+    if ids.kind == "decimal" and ids.canonical.all():
+        return True
+    return bool(ids.lengths.min() == ids.lengths.max())
+
+
 def analyse(ids: IDs) -> Analysis:
     """Count, range, density, duplicates and the per-chunk histogram of ``ids``."""
 
@@ -147,17 +170,18 @@ def analyse(ids: IDs) -> Analysis:
     most = None
     if counts.max() > 1:
         j = int(np.argmax(counts))
-        most = (texts(ids, np.array([first[j]]))[0], int(counts[j]))
+        at = first[j] if first is not None else np.argmax(ids.values == low_half[j])
+        most = (texts(ids, np.array([at]))[0], int(counts[j]))
     notes: list[str] = []
     if high_half is None:
         low, high = int(low_half[0]), int(low_half[-1])
-        runs = int(np.count_nonzero(np.diff(low_half) != 1)) + 1
-        edges, range_counts = _range_histogram(low_half.astype(np.float64), low, high)
+        runs = int(np.count_nonzero(low_half[1:] - low_half[:-1] != 1)) + 1
+        edges, range_counts = _range_histogram(low_half, low, high, True)
         if high < 2**32:
-            layout = roaring.layout(low_half)
+            layout = roaring.layout(low_half, presorted=True)
             chunk_counts = layout.cardinality
         else:
-            layout = roaring.layout64(low_half)
+            layout = roaring.layout64(low_half, presorted=True)
             chunk_counts = layout.layout.cardinality
         figures = RoaringFigures.of(layout)
         notes += _integer_notes(ids, low, high)
@@ -174,20 +198,31 @@ def analyse(ids: IDs) -> Analysis:
     if leading:
         notes.append(f"{leading:,} IDs are written with leading zeros: Redis stores those as "
                      "strings, and '007' and '7' are different members")  # fmt: skip
+    members = set_members(ids, first, distinct=low_half if first is None else None)
     return Analysis(
         ids.source, ids.kind, ids.bits, len(ids), ids.blank_lines, distinct, len(ids) - distinct,
         most, low, high, runs, leading, edges, np.asarray(range_counts), chunk_counts, figures,
-        set_members(ids, first), tuple(notes),
+        members, tuple(notes),
     )  # fmt: skip
 
 
-def _range_histogram(values: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
-    """:data:`RANGE_BINS` equal bins over ``[low, high]`` (one bin around a single value)."""
+def _range_histogram(
+    values: np.ndarray, low: int, high: int, ascending: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """:data:`RANGE_BINS` equal bins over ``[low, high]`` (one bin around a single value).
+
+    ``ascending`` values are binned as ``np.histogram`` bins them after sorting (each edge
+    searched in the values as float64, the last bin closed), by bisection: the same counts,
+    with no float copy and no sort of the values."""
     if high == low:
         half = max(0.5, abs(float(low)) * 1e-6)  # a visible bin even around 2^127
         return np.array([low - half, low + half]), np.array([values.size])
     edges = np.linspace(float(low), float(high), RANGE_BINS + 1)
-    return edges, np.histogram(values, bins=edges)[0]
+    if not ascending:
+        return edges, np.histogram(values, bins=edges)[0]
+    cut = [bisect.bisect_left(values, e, key=float) for e in edges[:-1].tolist()]
+    cut.append(bisect.bisect_right(values, float(edges[-1]), key=float))
+    return edges, np.diff(np.array(cut, dtype=np.intp))
 
 
 def _integer_notes(ids: IDs, low: int, high: int) -> list[str]:

@@ -1,0 +1,144 @@
+"""setlab.models.decimal_lines: the fast path for plain decimal lines, and the advisor pieces
+sped up with it (issue 16 item 5).
+
+References: Python's int() of each line, the general block parser of setlab.models.ids (which
+reads one character column at a time), numpy's histogram and a stable argsort.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from setlab.models import decimal_lines, roaring
+from setlab.models import ids as ids_module
+from setlab.tools import analysis
+
+_LINES = st.lists(
+    st.one_of(
+        st.integers(0, 2**64 - 1).map(str),
+        st.integers(0, 10**6).map(lambda v: str(v).zfill(7)),  # leading zeros
+        st.integers(10**19, 2**64 - 1).map(str),  # 20 digits
+    ),
+    min_size=1,
+    max_size=300,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_LINES, st.booleans())
+def test_plain_lines_parse_to_what_int_reads(lines, final_newline):
+    text = "\n".join(lines) + ("\n" if final_newline else "")
+    values, lengths, canonical = decimal_lines.parse_plain(text.encode())
+    assert values.tolist() == [int(line) for line in lines]
+    assert lengths.tolist() == [len(line) for line in lines]
+    assert canonical.tolist() == [line == str(int(line)) for line in lines]
+    assert values.dtype == np.uint64 and lengths.dtype == np.uint8
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"18446744073709551616\n",  # 2^64
+        b"99999999999999999999\n",
+        b"28446744073709551615\n",
+        b"123456789012345678901\n",  # 21 digits
+        b"1\n\n2\n",  # a blank line
+        b"1 \n",
+        b" 1\n",
+        b"12\r\n",
+        b"deadbeef\n",
+        b"1/\n",  # the characters either side of 0-9
+        b"1:\n",
+        b"12\x003\n",
+        b"",
+    ],
+)
+def test_anything_but_plain_digits_is_left_to_the_general_parser(text):
+    assert decimal_lines.parse_plain(text) is None
+
+
+def test_largest_id_is_read():
+    values, lengths, _ = decimal_lines.parse_plain(b"18446744073709551615\n00000000000000000001")
+    assert values.tolist() == [2**64 - 1, 1] and lengths.tolist() == [20, 20]
+
+
+def _general(text: bytes) -> ids_module.IDs:
+    """The IDs as the column-at-a-time block parser reads them (no fast path)."""
+    collector = ids_module._Collector("auto", "<memory>")
+    collector.add(ids_module._Block(text, 1))
+    return collector.result()
+
+
+@settings(max_examples=60, deadline=None)
+@given(_LINES)
+def test_fast_path_reads_what_the_general_parser_reads(lines):
+    text = ("\n".join(lines) + "\n").encode()
+    fast, general = ids_module.parse_ids(text), _general(text)
+    assert fast.kind == general.kind == "decimal"
+    for field in ("values", "lengths", "canonical"):
+        got, want = getattr(fast, field), getattr(general, field)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_bad_line_after_plain_blocks_is_still_named(monkeypatch):
+    monkeypatch.setattr(ids_module, "BLOCK_BYTES", 64)
+    text = b"".join(b"%d\n" % i for i in range(100)) + b"12x\n"
+    with pytest.raises(ValueError, match="line 101: '12x'"):
+        ids_module.parse_ids(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1), min_size=2, max_size=400),
+    st.integers(0, 3),
+)
+def test_analysis_without_first_occurrences_matches_the_argsort_path(values, repeats):
+    """Canonical decimals take the np.sort path: its distinct values, most repeated ID, runs,
+    histogram and SET members equal those of a stable argsort (the same IDs read as
+    zero-padded text of one width keep the argsort path for the first occurrences)."""
+    values = values + values[: repeats * 5]
+    ids = ids_module.from_integers(np.array(values, dtype=np.uint64))
+    a = analysis.analyse(ids)
+    order = np.argsort(ids.values, kind="stable")
+    distinct, first, counts = np.unique(ids.values[order], return_index=True, return_counts=True)
+    assert a.distinct == distinct.size and a.duplicates == len(values) - distinct.size
+    if counts.max() > 1:
+        j = int(np.argmax(counts))
+        assert a.most_repeated == (str(int(distinct[j])), int(counts[j]))
+    else:
+        assert a.most_repeated is None
+    assert a.runs == int(np.count_nonzero(np.diff(distinct.astype(object)) != 1)) + 1
+    expected = np.histogram(distinct.astype(np.float64), bins=a.range_edges)[0]
+    if a.low != a.high:
+        assert a.range_counts.tolist() == expected.tolist()
+    assert a.members == ids_module.set_members(ids, order[first])
+
+
+def test_presorted_layouts_equal_the_sorting_ones():
+    rng = np.random.default_rng(5)
+    values = np.unique(np.r_[rng.integers(0, 2**20, 5000), np.arange(70_000, 80_000)])
+    for wide in (False, True):
+        build = roaring.layout64 if wide else roaring.layout
+        for optimize in (False, True):
+            a = build(values, run_optimize=optimize)
+            b = build(values.astype(np.uint64), run_optimize=optimize, presorted=True)
+            a, b = (a.layout, b.layout) if wide else (a, b)
+            for field in ("keys", "cardinality", "runs", "kind"):
+                assert np.array_equal(getattr(a, field), getattr(b, field))
+
+
+@pytest.mark.parametrize("hex_digits", [0, 16])
+def test_set_members_from_distinct_values_match_first_occurrences(hex_digits):
+    """Above 4,096 members the SET model is summed from the sorted distinct values when each
+    value has one text (canonical decimals, or hex IDs all 16 digits long)."""
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 2**62, 9000, dtype=np.uint64)
+    values = np.r_[values, values[:500], rng.integers(0, 10**4, 3000, dtype=np.uint64)]
+    ids = ids_module.from_integers(values, hex_digits=hex_digits)
+    _, first = np.unique(ids.values, return_index=True)
+    expected = ids_module.set_members(ids, first)
+    assert ids_module.set_members(ids, distinct=np.unique(ids.values)) == expected
+    assert analysis.analyse(ids).members == expected
