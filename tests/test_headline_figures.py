@@ -259,6 +259,16 @@ def test_snowflake_set_totals():
     near("redis_set_memory", "rsm-10k-hash", 10_000 * set_usage_per_member(10_000, 19))
     near("redis_set_memory", "rsm-1e8-one-set", 10**8 * set_usage_per_member(10**8, 19))
     near("redis_set_memory", "rsm-big-usage", 10**6 * set_usage_per_member(10**6, 19))
+    # What DEL gives back is the allocation: the 32 B class of each 24 B dictEntry on Debian.
+    near("redis_set_memory", "rsm-big-freed", 10**6 * set_alloc_per_member(10**6, 19))
+    near(
+        "redis_set_memory", "rsm-10k-ratio", 10_000 * set_usage_per_member(10_000, 19) / (80 * KIB)
+    )
+    # 512 two-byte integers: intset 8 + 1,024 B → 1,280 B class (7.0 counts zmalloc_size), robj
+    # 16, dictEntry 24, key sds 8–48 B: 2.6 B a member.
+    value, _ = parse(figure("redis_set_memory", "rsm-intset-per"))
+    assert (jemalloc_class(8 + 1024) + 16 + 24 + 8) / 512 <= value + 0.05
+    assert value - 0.05 <= (jemalloc_class(8 + 1024) + 16 + 24 + 48) / 512
     # 16 hex digits: sds 1 + 16 + 1 → 32 B; integer IDs 0..999,999: sds 1 + ≤6 + 1 → 8 B.
     near("redis_set_memory", "rsm-hex-usage", round(set_usage_per_member(10**6, 16)))
     near("redis_set_memory", "rsm-int-usage", round(set_usage_per_member(10**6, 6)))
@@ -460,15 +470,31 @@ def test_sharded_bloom_worst_key_is_a_typical_maximum():
 def grown_allocation(offsets: np.ndarray) -> int:
     """jemalloc bytes of a string built by SETBIT at ``offsets`` in order (Redis 7.0): the first
     creates it at exactly byte+1 (sdsnewlen); a later SETBIT past the end calls sdsMakeRoomFor,
-    which asks for twice the needed length (under 1 MB) and keeps the class's spare bytes."""
-    length = int(offsets[0]) // 8 + 1
-    allocation = sds_alloc(length)
+    which asks for twice the needed length under 1 MB (else the need + 1 MB) with the header
+    that length needs (sdshdr8/16/32), and keeps the class's spare bytes (s_realloc_usable)."""
+
+    def header(length: int) -> int:
+        return 3 if length < 2**8 else 5 if length < 2**16 else 9
+
+    allocation = sds_alloc(int(offsets[0]) // 8 + 1)
+    usable = allocation - header(allocation) - 1
     for offset in np.unique(np.maximum.accumulate(offsets)).tolist():  # only new maxima grow it
         need = offset // 8 + 1
-        header = 5 if allocation <= 2**16 else 9
-        if need > allocation - header - 1:
-            allocation = jemalloc_class((5 if 2 * need < 2**16 else 9) + 2 * need + 1)
+        if need > usable:
+            length = 2 * need if need < 2**20 else need + 2**20
+            allocation = jemalloc_class(header(length) + length + 1)
+            usable = allocation - header(length) - 1
     return allocation
+
+
+def test_seed_004_hashed_bitmap_grows_into_the_512_mib_class():
+    # 100,000 SETBITs at uniform 32-bit offsets (murmur3 of UUIDs): the growth that reaches
+    # ~450 MiB already lands in the 512 MiB class, whose spare bytes take every later offset, so
+    # MEMORY USAGE is 512 MiB (+ key overhead), not the 640 MiB of a first write at the top.
+    rng = np.random.default_rng(4)
+    sizes = [grown_allocation(rng.integers(0, 2**32, 100_000)) for _ in range(20)]
+    assert sizes.count(512 * MIB) >= 18
+    near("redis_set_memory", "rsm-004-hash", 512 * MIB)
 
 
 def test_sharded_bloom_grown_keys():
