@@ -312,6 +312,34 @@ def test_choosing_set_and_filter_sizes():
     near("choosing", "ch-dense-plain", jemalloc_class(10**8 // 8 + 10))
 
 
+def test_choosing_density_crossovers():
+    # 10^6 random IDs over a range R: a plain bitmap takes class(R/8 + 10) bytes; Roaring (all
+    # array containers below 6.25% density) 2 B an ID + 8 B a non-empty 2^16 chunk + 8. The
+    # advisor takes Roaring over a built-in structure only when it is > 1.25× and > 1 MiB
+    # smaller (ch-native-premium, ch-native-slack), and a 1% Bloom filter over Roaring only when
+    # it is > 2× and > 1 MiB smaller (ch-premium, ch-slack).
+    n = 10**6
+    assert figure("choosing", "ch-native-premium") == "1.25"
+    assert figure("choosing", "ch-premium") == "2"
+
+    def roaring(r: float) -> float:
+        chunks = r / 2**16
+        return 2 * n + 8 * chunks * -math.expm1(-n / chunks) + 8
+
+    def to_roaring(d: float) -> bool:
+        bitmap, exact = jemalloc_class(int(n / d / 8) + 10), roaring(n / d)
+        return bitmap > 1.25 * exact and bitmap - exact > MIB
+
+    densest = max(d / 1000 for d in range(1, 200) if to_roaring(d / 1000))
+    assert densest * 0.8 <= value("choosing", "ch-to-roaring") <= densest * 1.05
+    bloom = n * bloom_bits_per_item(0.01) / 8
+    to_bloom = [
+        r for r in (2**32 / 1.5, 2**32) if roaring(r) > 2 * bloom and roaring(r) - bloom > MIB
+    ]
+    assert to_bloom == [2**32]  # only the sparsest 32-bit case
+    near("choosing", "ch-to-bloom", n / 2**32)
+
+
 def test_choosing_cuckoo_sizes():
     # A 1% cuckoo filter with 4-slot buckets: f = ceil(log2(2b/ε)) = 10-bit fingerprints; the
     # bucket count is a power of two, doubled when the load would pass 95% (Fan et al. 2014).
@@ -586,6 +614,11 @@ def test_cuckoo_space_formulas():
     near("cuckoo_kick_chains", "ck-bloom-1pc", bloom_bits_per_item(0.01))
     near("cuckoo_kick_chains", "ck-cuckoo-1pc", math.ceil(math.log2(2 * 4 / 0.01)) / 0.95)
     near("cuckoo_kick_chains", "ck-copies-b2", 2 * 2)
+    # Seed 003's 12 bits per item at 95% load: f = 12 · 0.95 bits, ε = 2b / 2^f (b = 4), and a
+    # Bloom filter at that ε needs 1.44 · log2(1/ε) bits.
+    eps = 8 / 2 ** (12 * 0.95)
+    near("cuckoo_kick_chains", "ck-seed-eps", eps)
+    near("cuckoo_kick_chains", "ck-bloom-at-seed-eps", bloom_bits_per_item(eps))
     # Crossover ε where (log2(1/ε) + 3)/0.95 = 1.44·log2(1/ε) (continuous f).
     bits = 3 / 0.95 / (1 / math.log(2) - 1 / 0.95)
     near("cuckoo_kick_chains", "ck-cross", 2**-bits)
