@@ -380,6 +380,17 @@ def test_snowflake_layout():
     near("snowflake_ranges", "sf-ex1-years", 2**41 / 1000 / 86400 / 365.25)
 
 
+def test_snowflake_dense_map_memory():
+    # A HASH from 20,000 snowflake IDs to dense indexes 0..19,999 (hashtable encoding): per
+    # field a dictEntry (24), the ID's sds (1 + 19 + 1 → 32 B), the index's sds (1 + ≤5 + 1 →
+    # 8 B) and 8 B × 32,768 slots / 20,000 (object.c counts both sds of a hash entry).
+    near(
+        "snowflake_ranges",
+        "sf-map-per-user",
+        24 + sds_alloc(19) + sds_alloc(5) + 8 * 2**15 / 20_000,
+    )
+
+
 def test_snowflake_javascript_doubles():
     # IEEE-754 doubles near 2^60..2^61 are 2^(60−52) = 256 apart; JS prints the shortest
     # round-tripping digits, padded with zeros (Number.prototype.toString).
