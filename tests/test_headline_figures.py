@@ -378,6 +378,10 @@ def test_snowflake_layout():
     cross53 = TWITTER_EPOCH + timedelta(milliseconds=2**53 / 2**22)
     assert figure("snowflake_ranges", "sf-cross-53-date") == f"{cross53:%Y-%m-%d}"
     near("snowflake_ranges", "sf-ex1-years", 2**41 / 1000 / 86400 / 365.25)
+    unix_end = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=2**41 - 1)
+    assert figure("snowflake_ranges", "sf-ex1-end") == f"{unix_end:%B %Y}"
+    dense_max = int(figure("snowflake_ranges", "sf-dense-max").replace(",", ""))
+    near("snowflake_ranges", "sf-dense-strlen", dense_max // 8 + 1)
 
 
 def test_snowflake_dense_map_memory():
