@@ -450,6 +450,16 @@ def test_bloom_sizes_and_rates():
     near("nk_vs_m_saturation", "nk-plan-n", per)
     near("nk_vs_m_saturation", "nk-plan-fill", 1 - math.exp(-15 * per / 2**17))
     near("nk_vs_m_saturation", "nk-plan-fpr", bloom_fpr(per, 2**17, 15))
+    # The best the plan's containers could do: k = round(m/n · ln 2), and the bits 0.1% needs.
+    best_k = round(2**17 / per * math.log(2))
+    near("nk_vs_m_saturation", "nk-plan-bestk", best_k)
+    near("nk_vs_m_saturation", "nk-plan-bestp", bloom_fpr(per, 2**17, best_k))
+    # (per container in whole items, 30,518, rounded up to a whole bit)
+    near("nk_vs_m_saturation", "nk-bits-needed", math.ceil(round(per) * bloom_bits_per_item(0.001)))
+    best_k = round(2**34 / 2e9 * math.log(2))
+    near("nk_vs_m_saturation", "nk-fix-2e9-bestk", best_k)
+    near("nk_vs_m_saturation", "nk-fix-2e9-bestp", bloom_fpr(2e9, 2**34, best_k))
+    assert figure("nk_vs_m_saturation", "nk-hex-split").endswith(f"= {0x30FA1D08 & 0xFFFF:,}")
     # The fix: 2^34 bits as 2^17 keys of 2^17 bits, the seed's k = 10, for 2·10^9 and 8·10^8
     # IDs. A key's load is Poisson around the mean, and the rate is convex in the load, so the
     # mean over keys (Jensen) sits a little above the one-filter formula: 0.00511% → 0.00514%.
