@@ -38,6 +38,7 @@ MAX_LINE = 100
 #: Bytes read and parsed per step (a few hundred thousand lines).
 BLOCK_BYTES = 8 << 20
 U64_MAX_TEXT = b"18446744073709551615"  # 2^64 - 1, 20 digits
+_POWERS_OF_TEN = np.array([10**d - 1 for d in range(1, 20)], dtype=np.uint64)  # 9, 99, …
 
 # character classes of the parser
 _PAD, _SPACE, _DIGIT, _HEX, _X, _DASH, _BAD = range(7)
@@ -507,8 +508,14 @@ def set_members(
 
     if distinct is not None and first is None and distinct.size > 4096:
         canonical = ids.kind == "decimal" and bool(ids.canonical.all())
-        fixed, values = int(ids.lengths[0]), distinct
-        lengths = _decimal_lengths(distinct) if canonical else None
+        values = distinct
+        if canonical:  # digits of each sorted value: the IDs between powers of ten
+            cuts = np.searchsorted(distinct, np.r_[_POWERS_OF_TEN, np.uint64(2**64 - 1)], "right")
+            counts = np.diff(np.r_[0, cuts])
+            found = np.flatnonzero(counts) + 1
+            counts = counts[found - 1]
+        else:  # all written with one length
+            found, counts = ids.lengths[:1].astype(np.int64), np.array([values.size])
     else:
         if first is None:
             if ids.high is None:
@@ -518,16 +525,13 @@ def set_members(
                 _, first = np.unique(pairs, axis=0, return_index=True)
         if first.size <= 4096:
             return redis_memory.Members.of(texts(ids, first))
-        lengths, values = ids.lengths[first], ids.values[first]
+        values = ids.values[first]
         canonical = ids.kind == "decimal" and ids.canonical[first].all()
+        found, counts = np.unique(ids.lengths[first], return_counts=True)
     integer = bool(canonical and (values < np.uint64(2**63)).all())
     width = 0
     if integer:
         width = redis_memory.intset_width(int(values.max()))
-    if lengths is None:  # all IDs are written with ``fixed`` characters
-        found, counts = np.array([fixed]), np.array([values.size])
-    else:
-        found, counts = np.unique(lengths, return_counts=True)
     sds = listpack = 0
     for length, count in zip(found, counts, strict=True):
         part = redis_memory.Members.fixed_length(int(count), int(length))

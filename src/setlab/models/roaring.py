@@ -89,14 +89,17 @@ def _chunks(sorted_values: np.ndarray, shift: int = CHUNK_BITS) -> tuple[np.ndar
     np.not_equal(high[1:], high[:-1], out=new_chunk[1:])
     starts = np.flatnonzero(new_chunk)
     keys = high[starts]
-    cards = np.diff(starts, append=v.size)
+    del high
+    cards = np.empty(starts.size, dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=cards[:-1])
+    cards[-1] = v.size - starts[-1]
     if starts.size == v.size:  # one value per chunk (sparse 64-bit IDs): one run each
         return keys, cards, np.ones(starts.size, dtype=np.int64)
-    new_run = np.empty(v.size, dtype=bool)  # value i starts a run: not previous + 1, or a chunk
-    new_run[0] = True
-    np.not_equal(v[1:] - v[:-1], np.uint64(1), out=new_run[1:])
-    new_run |= new_chunk
-    runs = np.add.reduceat(new_run.view(np.uint8), starts, dtype=np.int64)
+    # runs = values - adjacent pairs (value i + 1 follows value i) inside a chunk
+    follows = np.flatnonzero(v[1:] - v[:-1] == np.uint64(1))
+    follows = follows[~new_chunk[follows + 1]]
+    chunk_of = np.searchsorted(starts, follows, side="right") - 1
+    runs = cards - np.bincount(chunk_of, minlength=starts.size)
     return keys, cards, runs
 
 

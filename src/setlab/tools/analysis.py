@@ -114,8 +114,8 @@ class Analysis:
         """``(low, high, chunks)`` for each of :data:`CHUNK_BINS` (IDs per chunk, inclusive)."""
         if self.chunk_counts is None:
             return []
-        return [(a, b, int(((self.chunk_counts >= a) & (self.chunk_counts <= b)).sum()))
-                for a, b in CHUNK_BINS]  # fmt: skip
+        per_count = np.cumsum(np.bincount(self.chunk_counts, minlength=CHUNK_BINS[-1][1] + 1))
+        return [(a, b, int(per_count[b] - per_count[a - 1])) for a, b in CHUNK_BINS]
 
 
 def _sorted_distinct(
@@ -135,7 +135,10 @@ def _sorted_distinct(
         if new.all():  # no duplicates
             return ordered, None, None, np.ones(1, dtype=np.int64)
         starts = np.flatnonzero(new)
-        return ordered[starts], None, None, np.diff(starts, append=ordered.size)
+        counts = np.empty(starts.size, dtype=np.int64)
+        np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+        counts[-1] = ordered.size - starts[-1]
+        return ordered[starts], None, None, counts
     if ids.high is None:
         order = np.argsort(ids.values, kind="stable")
         low = ids.values[order]
