@@ -438,6 +438,22 @@ def test_birthday_figures():
 # -- bloom-basics / nk-vs-m-saturation / sharded-bloom / scalable-bloom -------------------------
 
 
+def test_openid_run_is_a_plausible_draw_at_one_percent():
+    # The chapter's scaled run: 8,000 members in m = ⌈8,000 · 9.585⌉ bits, k = 7; its strangers
+    # get through at (1 − e^{−kn/m})^k ≈ 1.004%. The count it saw must be a plausible binomial draw
+    # (two-sided 1%), and the glued rates must be that count and that rate.
+    from setlab.chapters.bloom_basics import openid_run
+
+    run = openid_run()
+    m = math.ceil(8_000 * bloom_bits_per_item(0.01))
+    rate = bloom_fpr(8_000, m, round(m / 8_000 * math.log(2)))
+    assert run.expected_rate == pytest.approx(rate, rel=1e-3)
+    near("bloom_basics", "bb-run-through", run.misses_through / run.misses)
+    cdf = sum(math.comb(run.misses, i) * rate**i * (1 - rate) ** (run.misses - i)
+              for i in range(run.misses_through + 1))  # fmt: skip
+    assert 0.005 < cdf < 0.995
+
+
 def test_bloom_sizes_and_rates():
     near("bloom_basics", "bb-mem-1", 8e8 * bloom_bits_per_item(0.01) / 8)
     near("bloom_basics", "bb-mem-01", 8e8 * bloom_bits_per_item(0.001) / 8)
