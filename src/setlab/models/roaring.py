@@ -77,29 +77,48 @@ def _values32(values: Iterable[int] | np.ndarray) -> np.ndarray:
     return _sorted_unique(arr.astype(np.uint32))
 
 
+#: Values compared per step in :func:`_neighbours` (temporaries of 8 MiB, not one per value).
+_SLICE = 1 << 20
+
+
+def _neighbours(v: np.ndarray, shift: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each sorted uint64 value: whether it starts a new chunk, and whether it is the
+    previous value + 1 — computed slice by slice, so that 10^7 values need no 80 MB temporary."""
+    new_chunk = np.empty(v.size, dtype=bool)
+    follows = np.empty(v.size, dtype=bool)
+    new_chunk[:1], follows[:1] = True, False
+    bits, one = np.uint64(shift), np.uint64(1)
+    for lo in range(1, v.size, _SLICE):
+        hi = min(v.size, lo + _SLICE)
+        now, before = v[lo:hi], v[lo - 1 : hi - 1]
+        np.not_equal(now >> bits, before >> bits, out=new_chunk[lo:hi])
+        np.equal(now - before, one, out=follows[lo:hi])
+    return new_chunk, follows
+
+
 def _chunks(sorted_values: np.ndarray, shift: int = CHUNK_BITS) -> tuple[np.ndarray, ...]:
     """Keys, cardinalities and run counts per chunk of sorted distinct integers."""
     if sorted_values.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     v = sorted_values.astype(np.uint64, copy=False)
-    high = v >> np.uint64(shift)
-    new_chunk = np.empty(v.size, dtype=bool)  # value i starts a chunk
-    new_chunk[0] = True
-    np.not_equal(high[1:], high[:-1], out=new_chunk[1:])
+    new_chunk, follows = _neighbours(v, shift)
     starts = np.flatnonzero(new_chunk)
-    keys = high[starts]
-    del high
+    keys = v[starts]
+    keys >>= np.uint64(shift)
     cards = np.empty(starts.size, dtype=np.int64)
     np.subtract(starts[1:], starts[:-1], out=cards[:-1])
     cards[-1] = v.size - starts[-1]
-    if starts.size == v.size:  # one value per chunk (sparse 64-bit IDs): one run each
-        return keys, cards, np.ones(starts.size, dtype=np.int64)
-    # runs = values - adjacent pairs (value i + 1 follows value i) inside a chunk
-    follows = np.flatnonzero(v[1:] - v[:-1] == np.uint64(1))
-    follows = follows[~new_chunk[follows + 1]]
-    chunk_of = np.searchsorted(starts, follows, side="right") - 1
-    runs = cards - np.bincount(chunk_of, minlength=starts.size)
+    # runs = values - values that follow the previous one inside their chunk
+    follows &= ~new_chunk
+    inside = np.flatnonzero(follows)
+    runs = cards.copy()
+    if inside.size:
+        chunk_of = np.searchsorted(starts, inside, side="right") - 1
+        if inside.size >= starts.size:
+            runs -= np.bincount(chunk_of, minlength=starts.size)
+        else:
+            np.subtract.at(runs, chunk_of, 1)
     return keys, cards, runs
 
 

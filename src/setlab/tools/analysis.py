@@ -154,6 +154,16 @@ def _sorted_distinct(
     return low[new], high, order[starts], counts
 
 
+def _runs(ascending: np.ndarray) -> int:
+    """Runs of consecutive integers in sorted distinct uint64 values (slice by slice: no
+    full-size temporary)."""
+    breaks = 0
+    for lo in range(1, ascending.size, 1 << 20):
+        hi = min(ascending.size, lo + (1 << 20))
+        breaks += int(np.count_nonzero(ascending[lo:hi] - ascending[lo - 1 : hi - 1] != 1))
+    return breaks + 1
+
+
 def _text_fixed(ids: IDs) -> bool:
     """Whether every occurrence of a value is written the same way (as far as a Redis SET
     cares): canonical decimals (the digits of the value), or IDs all of one length (the value
@@ -178,7 +188,7 @@ def analyse(ids: IDs) -> Analysis:
     notes: list[str] = []
     if high_half is None:
         low, high = int(low_half[0]), int(low_half[-1])
-        runs = int(np.count_nonzero(low_half[1:] - low_half[:-1] != 1)) + 1
+        runs = _runs(low_half)
         edges, range_counts = _range_histogram(low_half, low, high, True)
         if high < 2**32:
             layout = roaring.layout(low_half, presorted=True)
