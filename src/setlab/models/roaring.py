@@ -126,9 +126,12 @@ def choose_kinds(cardinality: np.ndarray, runs: np.ndarray, run_optimize: bool) 
     """Container kind per chunk (0 array, 1 bitset, 2 run), as CRoaring picks it."""
     card = np.asarray(cardinality, dtype=np.int64)
     runs = np.asarray(runs, dtype=np.int64)
-    kind = (card > ARRAY_MAX).astype(np.int8)  # ARRAY (0) or BITSET (1)
-    if run_optimize:  # a run container only when strictly smaller: 2c for an array, else 8192
-        kind[2 + 4 * runs < np.minimum(2 * card, BITSET_BYTES)] = RUN
+    kind = np.empty(card.size, dtype=np.int8)
+    for lo in range(0, card.size, _SLICE):  # slice by slice: no full-size temporaries
+        c, r, out = card[lo : lo + _SLICE], runs[lo : lo + _SLICE], kind[lo : lo + _SLICE]
+        np.greater(c, ARRAY_MAX, out=out, casting="unsafe")  # ARRAY (0) or BITSET (1)
+        if run_optimize:  # a run container only when strictly smaller: 2c (array) or 8192
+            out[2 + 4 * r < np.minimum(2 * c, BITSET_BYTES)] = RUN
     return kind
 
 
@@ -161,7 +164,11 @@ class Layout:
     @property
     def payload_bytes(self) -> int:
         """Bytes of all container payloads (what ``get_statistics()`` counts)."""
-        return int(self.container_bytes().sum())
+        if np.any(self.kind == RUN):
+            return int(self.container_bytes().sum())
+        bitsets = int(np.count_nonzero(self.kind == BITSET))
+        in_arrays = int(self.cardinality.sum()) - int(self.cardinality[self.kind == BITSET].sum())
+        return 2 * in_arrays + BITSET_BYTES * bitsets
 
     @property
     def header_bytes(self) -> int:
@@ -339,11 +346,7 @@ class Layout64:
 
     def _new_buckets(self) -> np.ndarray:
         """Whether each container (keys ascending) starts a new bucket of 2^32 values."""
-        bucket = np.asarray(self.layout.keys, dtype=np.uint64) >> np.uint64(CHUNK_BITS)
-        new = np.empty(bucket.size, dtype=bool)
-        new[:1] = True
-        np.not_equal(bucket[1:], bucket[:-1], out=new[1:])
-        return new
+        return _neighbours(np.asarray(self.layout.keys, dtype=np.uint64), CHUNK_BITS)[0]
 
     @property
     def buckets(self) -> int:
@@ -355,10 +358,10 @@ class Layout64:
         if self.layout.containers == 0:
             return 8
         new = self._new_buckets()
-        sizes = self.layout.container_bytes()
         if not np.any(self.layout.kind == RUN):  # every bucket's header: 8 + 8 per container
             buckets = int(np.count_nonzero(new))
-            return int(8 + 12 * buckets + 8 * sizes.size + sizes.sum())
+            return int(8 + 12 * buckets + 8 * new.size + self.layout.payload_bytes)
+        sizes = self.layout.container_bytes()
         starts = np.flatnonzero(new)
         n = np.diff(starts, append=new.size)
         payload = np.add.reduceat(sizes, starts)

@@ -128,7 +128,7 @@ def _sorted_distinct(
     their indices (``np.sort``, several times faster than a stable ``argsort``) and the first
     occurrences are left out (None): nothing needs them."""
     if ids.high is None and _text_fixed(ids):
-        ordered = np.sort(ids.values)
+        ordered = np.sort(ids.values, kind=_sort_kind(ids.values))
         new = np.empty(ordered.size, dtype=bool)
         new[:1] = True
         np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
@@ -152,6 +152,17 @@ def _sorted_distinct(
     starts = np.flatnonzero(new)
     counts = np.diff(np.r_[starts, order.size])
     return low[new], high, order[starts], counts
+
+
+def _sort_kind(values: np.ndarray) -> str:
+    """numpy's sort for these values: "stable" (timsort, linear on long ascending runs) when at
+    most one value in 16 is below its predecessor — exports sorted by ID, or nearly, like
+    snowflake IDs by time — else "quicksort" (introsort, vectorised: best for shuffled IDs)."""
+    descents = 0
+    for lo in range(1, values.size, 1 << 20):
+        hi = min(values.size, lo + (1 << 20))
+        descents += int(np.count_nonzero(values[lo:hi] < values[lo - 1 : hi - 1]))
+    return "stable" if 16 * descents <= values.size else "quicksort"
 
 
 def _runs(ascending: np.ndarray) -> int:
