@@ -397,10 +397,10 @@ class _Collector:
             raise ValueError("no IDs found: the input is empty or blank")
         high = None
         if self.kind == "uuid" or (self.kind == "hex" and self.hex_digits > 16):
-            high = np.concatenate(self.highs).astype(np.uint64)
+            high = np.concatenate(self.highs, dtype=np.uint64)
         return IDs(
             self.kind,
-            np.concatenate(self.values).astype(np.uint64),
+            np.concatenate(self.values, dtype=np.uint64),
             high,
             np.concatenate(self.lengths),
             np.concatenate(self.canonical),
