@@ -12,6 +12,7 @@ import os
 import pytest
 
 import setlab
+import setlab.lab.backend  # live_lab patches it, whatever else a test module imports
 from setlab.lab.server import RedisServer, find_redis_server
 
 REQUIRE_LIVE = os.environ.get("SETLAB_REQUIRE_LIVE", "").lower() in {"1", "true", "yes"}

@@ -15,16 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from setlab.core.validate import check_int as _int
 from setlab.lab import reference
-from setlab.lab.backend import Lab
-from setlab.lab.cuckoo_runs import cf_reserve
 from setlab.models.cuckoo_walls import FillMarks, MarkCounter, Spread, stream_values
 from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
+
+if TYPE_CHECKING:  # the stored walls (setlab calc, setlab advise) load no Redis client
+    from setlab.lab.backend import Lab
 
 #: The reference file's name (``setlab/data/<NAME>.json``).
 NAME = "cuckoo-walls"
@@ -134,6 +135,8 @@ def wall_fill(
     record_every = _int("record_every", record_every, 0)
     key = lab.key(f"wall-{log_slots}-{bucket_size}-{max_iterations}-{stream}")
     lab.r.delete(key)
+    from setlab.lab.cuckoo_runs import cf_reserve
+
     cf_reserve(lab, key, model)
     counter = MarkCounter(slots, share)
     windows = np.zeros(-(-slots // record_every) if record_every else 0, dtype=np.int64)
