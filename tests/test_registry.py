@@ -66,6 +66,7 @@ def test_errata_lists_every_claim_once_tagged_and_linked_to_its_chapter():
         assert tag in text, c.id
         assert f'href="{c.chapter}.html#{quote(c.anchor())}"' in text, c.id
         assert f'<span id="{c.anchor()}"></span>' in registry.verdict_table(c.chapter), c.id
+        assert quote(c.anchor()) == c.anchor(), f"{c.id}: its anchor needs percent-encoding"
     filters = errata.filters_html()
     for seed in {c.seed for c in everything}:
         assert registry.SEED_TITLES[seed] in filters

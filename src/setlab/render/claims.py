@@ -103,8 +103,10 @@ class Claim:
         return self.figures.fill(self.ours)
 
     def anchor(self) -> str:
-        """The HTML id of this claim's row in a chapter's verdict table (the errata links it)."""
-        return "claim-" + self.id
+        """The HTML id of this claim's row in a chapter's verdict table (the errata links it):
+        ``claim-`` and the id with anything but letters, digits, ``.``, ``_`` and ``-`` made a
+        ``-``, so the link needs no percent-encoding (``2^20`` would be ``2%5E20``)."""
+        return "claim-" + re.sub(r"[^A-Za-z0-9._-]", "-", self.id)
 
     def reason(self) -> str:
         """:attr:`why` with every figure filled in."""
