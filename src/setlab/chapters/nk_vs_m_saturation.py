@@ -32,7 +32,7 @@ FIGURES = Figures("nk-vs-m-saturation")
 SEED_002_BITS = 2**17
 #: Items the layout was planned for ("to leave room"); the real population of openids is
 #: :data:`SEED_002_REAL` (the load the bulk-load benchmark extrapolates to, too).
-SEED_002_PLANNED = 2e9
+SEED_002_PLANNED = 2_000_000_000
 #: The plan: 2^16 containers and the 15 hashes ChatGPT proposed.
 SEED_002_PLAN_CONTAINERS, SEED_002_PLAN_K = 2**16, 15
 #: The fix: 2^17 containers and 10 hashes.
@@ -268,8 +268,9 @@ FIGURES.claim(
 
 # -- the rest of seed 002 §6–7 and seed 003 坑一 (every seed sentence) ---------------------------
 
-#: Seed 002 §6: "8 亿, 预留一倍空间 → 20 亿"; seed 003 坑一: BF.RESERVE key 0.01 150000000.
-SEED_002_PLANNED, SEED_003_RESERVE = 2_000_000_000, 150_000_000
+#: Seed 003 坑一: BF.RESERVE key 0.01 150000000 (seed 002 §6's "预留一倍空间 → 20 亿" is
+#: :data:`SEED_002_PLANNED`).
+SEED_003_RESERVE = 150_000_000
 FIGURES.add("nk-doubled", lambda: f"{int(2 * SEED_002_REAL):,}")
 FIGURES.add("nk-2-16", lambda: format_count(2**16))
 FIGURES.add("nk-2-17", lambda: format_count(2**17))
