@@ -458,7 +458,7 @@ def plot_failure_rates(log_slots: int = LOG_SLOTS) -> Figure:
     ax.set(yscale="log", xlim=(0.6, 1.0), ylim=(1e-4, 1.2), xlabel="load factor when the insert "
            "started", ylabel="share of inserts that fail",
            title="Failures start at a load set by b, victims and kicks")  # fmt: skip
-    ax.legend()
+    fig.legend(loc="outside lower center", ncols=2, fontsize=9)  # clear of curves and line
     return fig
 
 
