@@ -33,7 +33,7 @@ book: $(STAMP)
 	echo "Built on backend '$$backend'. Open _build/html/index.html (or run: make serve)"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=20
 
 check: lint
 	$(BIN)/python -m pytest -q -n 2 -m "not book and not live and not slow"
