@@ -1,5 +1,6 @@
 """The errata page as a tool, in a real browser (Playwright on the system Chromium), served from a
-loopback HTTP server: each filter (seed, chapter, verdict, and two at once) is set and the rows
+loopback HTTP server: each filter (seed, chapter, verdict — "not judged" among its options, though
+it is no verdict — and two at once) is set and the rows
 left visible must be exactly the registry's claims for that choice; "Show all" brings every row
 back; every row's link lands on an element of that id in the chapter it names; nothing loads from
 outside 127.0.0.1 and the page logs no console error. Screenshots at 1280 and
@@ -83,6 +84,7 @@ def test_filters_show_exactly_the_chosen_claims_offline_and_without_errors(site)
     choices += [{"chapter": ch} for ch in ("setbit-offset", "nk-vs-m-saturation", "hyperloglog")]
     choices += [{"verdict": v.value} for v in Verdict]
     choices += [{"seed": "000", "verdict": Verdict.WRONG.value}]
+    choices += [{"seed": "003", "verdict": Verdict.NOT_JUDGED.value}]  # no verdict, its own option
     choices += [{"seed": "004", "chapter": "hyperloglog"}]  # nothing matches: an empty table
     with serve(site) as base, open_browser() as browser:
         page = browser.page(1280, 900)
@@ -90,12 +92,12 @@ def test_filters_show_exactly_the_chosen_claims_offline_and_without_errors(site)
         page.wait_for_selector("#errata-filters:not([hidden])")
         assert set(_visible(page)) == everything
         shown = page.locator("#errata-shown")
-        assert shown.text_content() == f"{len(everything)} of {len(everything)} claims shown"
+        assert shown.text_content() == f"{len(everything)} of {len(everything)} entries shown"
         for chosen in choices:
             _choose(page, **chosen)
             want = _expected(**chosen)
             assert set(_visible(page)) == want, chosen
-            assert shown.text_content() == f"{len(want)} of {len(everything)} claims shown"
+            assert shown.text_content() == f"{len(want)} of {len(everything)} entries shown"
         page.locator("#errata-filters button[type=reset]").click()
         page.wait_for_function(
             f"document.getElementById('errata-shown').textContent.startsWith('{len(everything)} ')"
@@ -114,5 +116,8 @@ def test_filters_show_exactly_the_chosen_claims_offline_and_without_errors(site)
                 shot.screenshot(path=str(SHOTS / f"errata-{width}-{theme}.png"))
                 wide = shot.evaluate("document.getElementById('errata-filters').scrollWidth")
                 assert wide <= width, f"the filters are wider than a {width} px screen"
+                shot.select_option("#errata-verdict", Verdict.NOT_JUDGED.value)
+                shot.locator("#errata-filters").scroll_into_view_if_needed()
+                shot.screenshot(path=str(SHOTS / f"errata-{width}-{theme}-not-judged.png"))
         assert browser.outside == []
         assert browser.errors == []

@@ -26,7 +26,7 @@
         row.tr.setAttribute("data-errata-shown", match ? "yes" : "no");
         if (match) count += 1;
       });
-      shown.textContent = count + " of " + rows.length + " claims shown";
+      shown.textContent = count + " of " + rows.length + " entries shown";
     }
 
     selects.forEach(function (s) { s.addEventListener("change", apply); });

@@ -15,6 +15,7 @@ from functools import cache
 
 import numpy as np
 
+from setlab.chapters import birthday_collisions_sentences
 from setlab.chapters.snowflake_ranges import SEED_ID
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int as _check_int
@@ -440,3 +441,5 @@ FIGURES.claim(
     f"{FIGURES['bd-004-z']} standard deviations from that: an ordinary run.",
     also=("bloom-basics",),
 )  # fmt: skip
+
+birthday_collisions_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
+from setlab.chapters import bloom_basics_sentences
 from setlab.chapters import nk_vs_m_saturation as nk
 from setlab.core.hashing import murmur3_32_rows, murmur3_x64_128_rows
 from setlab.core.units import format_bytes, format_count
@@ -248,3 +249,5 @@ FIGURES.claim(
     "The names say which CPU each is fast on; they are two different hashes (32 and 128 bits), "
     "so a filter must keep one.",
 )  # fmt: skip
+
+bloom_basics_sentences.register(FIGURES)  # one registry entry per seed sentence

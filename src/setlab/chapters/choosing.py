@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from setlab.chapters import choosing_sentences
 from setlab.chapters.live import beside
 from setlab.core.units import format_bytes, format_bytes_si, format_count
 from setlab.core.validate import check_int
@@ -508,3 +509,5 @@ FIGURES.claim(
     "A SET member costs tens of bytes, a bitmap one bit per possible offset: what matters is the "
     "share of offsets in use, not how large they are.",
 )  # fmt: skip
+
+choosing_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -4,9 +4,10 @@ The table itself is :func:`setlab.chapters.registry.errata_markdown` (one row pe
 claim, each tagged with its seed, chapter and verdict and linked to the claim's row in the
 chapter that computes it). This module adds what the page shows around it:
 
-- **figures** (``errata-…``): how many claims there are and how many got each verdict, and how
-  many seed sentences the enumeration (:mod:`setlab.chapters.seed_sentences`) found, judged and
-  left unjudged — glued into the page's prose, computed once here;
+- **figures** (``errata-…``): how many registry entries there are, how many got each verdict and
+  how many are not judged (no verdict, counted apart), and how many seed sentences the
+  enumeration (:mod:`setlab.chapters.seed_sentences`) found — glued into the page's prose,
+  computed once here;
 - the **legend** defining each verdict word (from :attr:`Verdict.meaning`);
 - the **filters**: three ``<select>`` boxes (seed, chapter, verdict) whose options come from the
   registry, wired by ``book/_static/setlab-errata.js`` (plain JavaScript served with the book; it
@@ -29,7 +30,9 @@ SCRIPT, STYLESHEET = "../_static/setlab-errata.js", "../_static/setlab-errata.cs
 
 def verdict_slug(verdict: Verdict) -> str:
     """A verdict as a name fragment: "right for another reason" → "other-reason"."""
-    return {Verdict.OTHER_REASON: "other-reason"}.get(verdict, verdict.value)
+    return {Verdict.OTHER_REASON: "other-reason", Verdict.NOT_JUDGED: "not-judged"}.get(
+        verdict, verdict.value
+    )
 
 
 def _count(verdict: Verdict) -> str:
@@ -37,15 +40,16 @@ def _count(verdict: Verdict) -> str:
 
 
 def _sentences(key: str) -> str:
-    return str(sum(row[key] for row in seed_sentences.counts().values()))
+    return str(sum(row[key] for row in registry.sentence_counts().values()))
 
 
 FIGURES.add("errata-total", lambda: str(len(registry.claims())))
+FIGURES.add("errata-verdicts", lambda: str(sum(c.verdict.judged for c in registry.claims())))
 for _verdict in Verdict:
     FIGURES.add(f"errata-{verdict_slug(_verdict)}", lambda v=_verdict: _count(v))
 FIGURES.add("errata-sentences", lambda: _sentences("found"))
-FIGURES.add("errata-judged", lambda: _sentences("registered"))
-FIGURES.add("errata-not-judged", lambda: _sentences("not judged"))
+FIGURES.add("errata-registered", lambda: _sentences("registered"))
+FIGURES.add("errata-judged", lambda: _sentences("judged"))
 
 
 def legend_markdown() -> str:
@@ -82,19 +86,38 @@ def filters_html() -> str:
     )
 
 
+#: the per-seed table's columns: (key of :func:`registry.sentence_counts`, heading)
+COUNT_COLUMNS = (
+    ("found", "sentences found"),
+    ("registered", "with an entry of their own"),
+    ("judged", "judged"),
+    ("not judged", "not judged"),
+    ("entries", "registry entries"),
+)
+
+
 def sentence_counts_markdown() -> str:
-    """Per seed: quantitative sentences found, judged by a claim, and left unjudged on purpose."""
-    lines = ["| seed | sentences | judged by a claim | not judged |", "|:--|--:|--:|--:|"]
-    for seed, row in seed_sentences.counts().items():
-        lines.append(f"| {seed} | {row['found']} | {row['registered']} | {row['not judged']} |")
+    """Per seed: quantitative sentences found, registered (an entry of their own), judged, left
+    unjudged on purpose, and the seed's registry entries (a table row stating two figures has
+    two)."""
+    lines = [
+        "| seed | " + " | ".join(head for _, head in COUNT_COLUMNS) + " |",
+        "|:--|" + "--:|" * len(COUNT_COLUMNS),
+    ]
+    for seed, row in registry.sentence_counts().items():
+        lines.append(f"| {seed} | " + " | ".join(str(row[k]) for k, _ in COUNT_COLUMNS) + " |")
     return "\n".join(lines)
 
 
 def not_judged_markdown() -> str:
-    """Every seed sentence the book deliberately does not judge, quoted, with the reason."""
+    """Every seed sentence the book deliberately does not judge, quoted, with its entry's
+    reason."""
+    by_id = {c.id: c for c in registry.claims()}
     lines = ["| seed | the sentence | why it is not judged |", "|:--|:--|:--|"]
     for s in seed_sentences.SENTENCES:
-        if not s.claims:
+        entries = [by_id[i] for i in s.claims if i in by_id]
+        if entries and not any(c.verdict.judged for c in entries):
             quote = s.quote.replace("|", "\\|").replace("$", "\\$")  # a cell, not math
-            lines.append(f"| {s.seed} {s.section} | {quote} | {s.reason} |")
+            why = " ".join(c.reason() for c in entries)
+            lines.append(f"| {s.seed} {s.section} | {quote} | {why} |")
     return "\n".join(lines)

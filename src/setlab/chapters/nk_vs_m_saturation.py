@@ -16,6 +16,7 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
+from setlab.chapters import nk_vs_m_saturation_sentences
 from setlab.core.units import format_bytes, format_count
 from setlab.lab.bulk_load import SEED_002_ITEMS as SEED_002_REAL
 from setlab.lab.bulk_load import SEED_002_K as SEED_002_FIX_K
@@ -481,3 +482,6 @@ def plot_overfill(capacity: int, bits: int, queries: int) -> Figure:
     ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:g}×")
     ax.legend(loc="lower right")
     return describe(fig, "Past its capacity the rate climbs fast, whatever k.")
+
+
+nk_vs_m_saturation_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -13,6 +13,7 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
+from setlab.chapters import one_slow_command_sentences
 from setlab.chapters.live import beside
 from setlab.core.units import format_bytes, format_duration
 from setlab.lab.reference import Measurement
@@ -381,3 +382,6 @@ def plot_skew(per_node: dict[str, list[int]]) -> Figure:
     )
     ax.legend(ncols=4)
     return fig
+
+
+one_slow_command_sentences.register(FIGURES)  # one registry entry per seed sentence

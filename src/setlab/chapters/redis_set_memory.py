@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from setlab.chapters import redis_set_memory_sentences
 from setlab.core.units import format_bytes
 from setlab.lab.memory_runs import (
     BigSetRow,
@@ -557,3 +558,6 @@ def growth_figure(measured: Sequence[GrowthRow], label: str, max_n: int = 1_000_
     axes[-1].legend(loc="upper right")
     fig.suptitle("What one member costs as the set grows (key overhead included)")
     return fig
+
+
+redis_set_memory_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -86,15 +86,37 @@ def verdict_table(chapter: str) -> str:
 
 
 def verdict_counts(selected: list[Claim]) -> dict[str, int]:
-    """How many claims got each verdict."""
+    """How many entries got each verdict, and how many are not judged (its own key, "not
+    judged": it is no verdict, so never count it as one)."""
     counts = {v.value: 0 for v in Verdict}
     for c in selected:
         counts[c.verdict.value] += 1
     return counts
 
 
+def sentence_counts() -> dict[str, dict[str, int]]:
+    """Per seed: quantitative sentences found (:mod:`~setlab.chapters.seed_sentences`), those
+    with a registry entry of their own, those whose entry is judged, those whose entry says why
+    it is not, and the seed's registry entries (at least one per sentence)."""
+    by_id = {c.id: c for c in _all()}
+    out: dict[str, dict[str, int]] = {}
+    for seed in SEED_TITLES:
+        found = [s for s in SENTENCES if s.seed == seed]
+        own = [[by_id[i] for i in s.claims if i in by_id] for s in found]
+        out[seed] = {
+            "found": len(found),
+            "registered": sum(bool(entries) for entries in own),
+            "judged": sum(any(c.verdict.judged for c in entries) for entries in own),
+            "not judged": sum(
+                bool(entries) and not any(c.verdict.judged for c in entries) for entries in own
+            ),
+            "entries": sum(c.seed == seed for c in _all()),
+        }
+    return out
+
+
 def errata_markdown() -> str:
-    """Every registered claim in one table, by seed and in the order the seed makes them.
+    """Every registry entry in one table, by seed and in the order the seed makes them.
 
     Each row's first cell carries an empty ``<span class="errata-row">`` whose ``data-seed``,
     ``data-chapter`` and ``data-verdict`` the page's filters read, and its last cell links to the
@@ -106,7 +128,7 @@ def errata_markdown() -> str:
     ]
     first: dict[tuple[str, str], int] = {}  # where the claim's own seed first says it
     for i, sentence in enumerate(SENTENCES):
-        for claim_id in sentence.claims:
+        for claim_id in (*sentence.claims, *sentence.also):
             first.setdefault((sentence.seed, claim_id), i)
     last = len(SENTENCES)
     for c in sorted(claims(), key=lambda c: (c.seed, first.get((c.seed, c.id), last), c.section)):

@@ -17,6 +17,7 @@ import pyroaring
 from matplotlib.figure import Figure
 from pyroaring import BitMap
 
+from setlab.chapters import roaring_containers_sentences
 from setlab.core.units import format_bytes, format_bytes_si, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, live_or_reference
@@ -533,3 +534,5 @@ def density_figure() -> Figure:
 
 
 structure_figure = roaring_plots.structure_figure
+
+roaring_containers_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
+from setlab.chapters import scalable_bloom_sentences
 from setlab.chapters.live import beside
 from setlab.core.units import format_bytes, format_count, format_duration
 from setlab.lab import redisbloom_runs as runs
@@ -557,3 +558,6 @@ def plot_window(window: Measurement[tuple[WindowRun, RoaringWindow]]) -> Figure:
     ax.invert_yaxis()
     ax.legend()
     return fig
+
+
+scalable_bloom_sentences.register(FIGURES)  # one registry entry per seed sentence

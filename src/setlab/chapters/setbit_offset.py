@@ -13,6 +13,7 @@ from functools import cache
 
 from matplotlib.figure import Figure
 
+from setlab.chapters import setbit_offset_sentences
 from setlab.chapters.live import beside
 from setlab.core.units import format_bytes, format_duration
 from setlab.lab.reference import Measurement
@@ -470,3 +471,6 @@ def plot_stall(stall: Measurement[StallTimeline]) -> Figure:
     seconds_axis(ax)
     ax.legend(loc="upper left")
     return fig
+
+
+setbit_offset_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -17,6 +17,7 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
+from setlab.chapters import sharded_bloom_sentences
 from setlab.chapters.nk_vs_m_saturation import (
     SEED_002_BITS,
     SEED_002_FIX_CONTAINERS,
@@ -255,6 +256,24 @@ FIGURES.add("sb-seed-ratio", lambda: f"{SEED_003_RATIO:.2f}×")
 
 FIGURES.add("sb-ref-label", lambda: reference_run().run.label)
 FIGURES.add("sb-ratio-multi", lambda: f"{reference_run().pipeline_vs_multi:.0f}×")
+
+
+@FIGURES.figure("sb-multi-vs-single")
+def _multi_vs_single() -> str:
+    """Seed 002's MULTI (a round trip per queued command) against one SETBIT per round trip."""
+    run = reference_run()
+    multi, single = run.row("multi-roundtrip", 1000), run.row("one-by-one")
+    return f"{multi.bits_per_second / single.bits_per_second:.1f}×"
+
+
+@FIGURES.figure("sb-multi-trips")
+def _multi_trips() -> str:
+    """Round trips per bit written: MULTI as seed 002 uses it, then one command at a time."""
+    run = reference_run()
+    rows = (run.row("multi-roundtrip", 1000), run.row("one-by-one"))
+    return " vs ".join(f"{r.round_trips / r.bits:.3f}" for r in rows)
+
+
 FIGURES.add(
     "sb-multi-8e9",
     lambda: format_hours(reference_run().row("multi-roundtrip", 1000).seed_002_seconds),
@@ -402,3 +421,6 @@ def plot_batching(ref: BulkLoadReference) -> Figure:
     ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}×")
     ax.legend(loc="upper left")
     return describe(fig, "The longer the round trip, the more a batch saves.")
+
+
+sharded_bloom_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from setlab.chapters import instructor_notes, lessons, registry
-from setlab.render.claims import Claim
+from setlab.render.claims import Claim, Verdict
 
 CLAIMS_PER_SLIDE = 4  #: verdict rows on one slide (1280 × 720 px, still legible)
 WIDTH, HEIGHT = 1280, 720  #: reveal.js's slide size in CSS px (it scales to the window)
@@ -213,9 +213,12 @@ def deck(
     ]
     claims = registry.claims(slug)
     counts = registry.verdict_counts(claims)
+    unjudged = counts.pop(Verdict.NOT_JUDGED.value)
     tally = ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
+    aside = f"; {unjudged} not judged, each with its reason" if unjudged else ""
     slides.append(
-        f"<h2>What the field reports claimed</h2><p>{len(claims)} claims checked: {tally}.</p>"
+        f"<h2>What the field reports claimed</h2><p>{len(claims) - unjudged} claims checked: "
+        f"{tally}{aside}.</p>"
         f'<p class="small">Each row: the seed\'s figure, ours, and the verdict; '
         f"the reasons are in the verdict table of {chapter_link}.</p>"
     )
@@ -258,6 +261,7 @@ _PAGE = """<!doctype html>
 .verdict-right {{ color: #1a7f37; font-weight: 600; }}
 .verdict-wrong {{ color: #b3261e; font-weight: 600; }}
 .verdict-other {{ color: #8a5a00; font-weight: 600; }}
+.verdict-none {{ color: #57606a; font-style: italic; }}
 </style>
 {mathjax}</head>
 <body><div class="reveal"><div class="slides">

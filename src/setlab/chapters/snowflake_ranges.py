@@ -1,12 +1,10 @@
 """Chapter "Snowflake IDs vs a 2^32 offset space" (seed 000 §4, §7.6).
 
-The chapter's seed constants (the seed's ID, its example rows, its JavaScript number), its fixed
-experiments (a simulated ID stream, the likers of one post, Leaf runs, and two replies from an
-embedded fakeredis), its Markdown tables, its figures (:data:`FIGURES`) and its claims. Every
-figure is computed here once, from :mod:`setlab.models.snowflake` and stored reference data: the
-page glues these figures and the verdict table renders the claims, so they read one value on
-every machine, backend and build date. What depends on this run (the clock, the backend) the page
-glues under ``live-`` names beside them.
+The chapter's seed constants, fixed experiments (an ID stream, one post's likers, Leaf runs, two
+fakeredis replies), tables, figures (:data:`FIGURES`) and claims (those of single seed sentences
+in :mod:`~setlab.chapters.snowflake_ranges_sentences`). Each figure is computed once, from
+:mod:`setlab.models.snowflake` and stored reference data, and read by page and verdict table
+alike; what depends on this run the page glues under ``live-`` names beside them.
 """
 
 from __future__ import annotations
@@ -21,6 +19,7 @@ import numpy as np
 import redis
 from scipy.stats import spearmanr
 
+from setlab.chapters import snowflake_ranges_sentences
 from setlab.core.hashing import java_long_hash64
 from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
@@ -598,3 +597,4 @@ FIGURES.claim(
     Verdict.CORRECT,
     "Every integer above 2^53 − 1 may round when JSON is parsed into a JavaScript number.",
 )  # fmt: skip
+snowflake_ranges_sentences.register(FIGURES)  # one registry entry per seed sentence

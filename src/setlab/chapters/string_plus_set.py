@@ -14,6 +14,7 @@ from functools import cache
 
 import numpy as np
 
+from setlab.chapters import string_plus_set_sentences
 from setlab.chapters.live import beside
 from setlab.core.units import format_bytes
 from setlab.lab import backend, like_service, memory_runs, reference
@@ -291,3 +292,5 @@ FIGURES.claim(
     "Keys created by a like live forever: set the TTL on every write (SADD then EXPIRE in one "
     "MULTI or script).",
 )  # fmt: skip
+
+string_plus_set_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -22,6 +22,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 
+#: "ours" of an entry marked :attr:`Verdict.NOT_JUDGED`: the book shows no figure of its own
+NO_FIGURE = "—"
+
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SLOT = re.compile(r"\{([a-z0-9]+(?:-[a-z0-9]+)*)\}")
 
@@ -34,13 +37,23 @@ class Verdict(Enum):
     IMPRECISE = "imprecise"
     DEPENDS = "depends"
     OTHER_REASON = "right for another reason"
+    #: not a verdict: a seed sentence the book deliberately leaves unjudged (its registry entry
+    #: says why); counted apart, never as correct or wrong
+    NOT_JUDGED = "not judged"
+
+    @property
+    def judged(self) -> bool:
+        """Whether this is a verdict at all (every member but :attr:`NOT_JUDGED`)."""
+        return self is not Verdict.NOT_JUDGED
 
     @property
     def css(self) -> str:
         """The CSS class that colours this verdict on the site."""
-        return {"correct": "verdict-right", "wrong": "verdict-wrong"}.get(
-            self.value, "verdict-other"
-        )
+        return {
+            "correct": "verdict-right",
+            "wrong": "verdict-wrong",
+            "not judged": "verdict-none",
+        }.get(self.value, "verdict-other")
 
     @property
     def meaning(self) -> str:
@@ -58,12 +71,15 @@ _MEANINGS = {
     Verdict.IMPRECISE: "the right order or direction, but the figure is off enough to mislead",
     Verdict.DEPENDS: "true on some machines, versions or workloads and not others; we say which",
     Verdict.OTHER_REASON: "the figure comes out right, but not for the reason the seed gives",
+    Verdict.NOT_JUDGED: "not a verdict: the book deliberately leaves the sentence unchecked and "
+    "says why (an author's business figure, a remark, an API the lab cannot run)",
 }
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One figure from a seed, ours beside it, and what we conclude.
+    """One sentence of a seed (its registry entry): its figure, ours beside it, and what we
+    conclude — or, with :attr:`Verdict.NOT_JUDGED`, why the book does not judge it.
 
     Attributes:
         id: stable identifier, ``<seed>-<short-name>``.
