@@ -176,18 +176,25 @@ def _numba_kernels() -> tuple[Callable[..., int], Callable[..., None]]:
     return locate, apply
 
 
+def _word_width(layout: BloomLayout) -> int:
+    """Bits of an offset (and of a step) in the numba kernel's word; ValueError if shard,
+    offset and step do not fit in 64 bits together."""
+    width = int(layout.bits_per_shard - 1).bit_length()
+    if layout.shard_bits + 2 * width > 64:
+        raise ValueError(
+            f"kernel='numba' packs shard, offset and step in 64 bits: shard_bits + 2 × "
+            f"{width} must be <= 64, got shard_bits={layout.shard_bits}; use kernel='numpy'"
+        )
+    return width
+
+
 def _build_numba(
     layout: BloomLayout, packed: np.ndarray, first: int, count: int, write: bool
 ) -> int:
     locate, apply = _numba_kernels()
     s1, s2 = _seeds(layout)
     m = layout.bits_per_shard
-    width = int(m - 1).bit_length()
-    if layout.shard_bits + 2 * width > 64:
-        raise ValueError(
-            f"kernel='numba' packs shard, offset and step in 64 bits: shard_bits + 2 × "
-            f"{width} must be <= 64, got shard_bits={layout.shard_bits}; use kernel='numpy'"
-        )
+    width = _word_width(layout)
     # groups of shards of about 256 KiB each (whole shards; one group when shards are larger)
     per_group = max(1, _GROUP_BITS // m)
     group_bits = min(layout.shard_bits, max(0, layout.shard_bits - (per_group.bit_length() - 1)))
@@ -222,6 +229,8 @@ def build_packed(
         raise ValueError(f"layout must be a BloomLayout, got {layout!r}")
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {', '.join(KERNELS)}; got {kernel!r}")
+    if kernel == "numba":
+        _word_width(layout)
     size = packed_bytes(layout)
     if not isinstance(packed, np.ndarray) or packed.dtype != np.uint8 or packed.shape != (size,):
         raise ValueError(f"packed must be a uint8 array of shape ({size},)")
