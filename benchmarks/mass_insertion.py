@@ -1,0 +1,58 @@
+"""The mass-insertion ceiling: ``redis-cli --pipe`` vs setlab's streamed loader, one run.
+
+Starts a private redis-server with RedisBloom and runs :func:`setlab.lab.mass_insertion.measure`:
+for SETBIT (seed 002's 2^17-bit shards, k = 10) and BF.MADD (1,000 items per command, 1 %), the
+protocol file is generated, piped through ``redis-cli --pipe``, and the same commands are loaded
+with :mod:`setlab.lab.resp_pipe`; both must leave the same data. Prints each repeat and the
+ratio setlab / redis-cli (speed; > 1 means setlab is faster), without and with the time to
+generate the protocol file.
+
+    flock /tmp/setlab-heavy.lock .venv/bin/python benchmarks/mass_insertion.py --repeat 3 [--store]
+
+``--store`` writes src/setlab/data/mass-insertion.json, the reference run the sharded-bloom
+chapter shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import setlab
+from setlab.lab import mass_insertion, reference
+from setlab.lab.mass_insertion import PipeRow
+
+
+def print_rows(rows: list[PipeRow]) -> None:
+    print(
+        f"{'command':<9}{'run':>4}{'commands':>12}{'writes':>12}{'MB':>7}{'generate':>10}"
+        f"{'redis-cli':>11}{'setlab':>9}{'ratio':>7}{'ratio+gen':>10}"
+    )
+    for r in rows:
+        print(
+            f"{r.kind:<9}{r.repeat + 1:>4}{r.commands:>12,}{r.writes:>12,}"
+            f"{r.protocol_bytes / 1e6:>7.0f}{r.generate_seconds:>9.2f}s"
+            f"{r.redis_cli_seconds:>10.2f}s{r.setlab_seconds:>8.2f}s"
+            f"{r.ratio:>7.2f}{r.ratio_with_generation:>10.2f}"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each command kind")
+    parser.add_argument("--setbit-items", type=int, default=1_000_000, help="items (× 10 bits)")
+    parser.add_argument("--bf-items", type=int, default=10_000_000, help="items for BF.MADD")
+    parser.add_argument("--store", action="store_true", help="write the reference file")
+    args = parser.parse_args(argv)
+    lab = setlab.connect("mass-insertion", backend="live")
+    try:
+        out = mass_insertion.measure(lab, args.setbit_items, args.bf_items, args.repeat)
+    finally:
+        lab.cleanup()
+    print(out["facts"]["redis_cli"])
+    print_rows([PipeRow(**r) for r in out["rows"]])
+    if args.store:
+        print("wrote", reference.save(mass_insertion.REFERENCE, out["rows"], lab, **out["facts"]))
+
+
+if __name__ == "__main__":
+    main()

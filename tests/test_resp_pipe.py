@@ -1,0 +1,141 @@
+"""setlab.lab.resp_pipe: the streamed loader sends redis-py's own bytes and leaves redis-py's data.
+
+The encoder is checked against ``redis.connection.Connection.pack_command`` (redis-py's RESP
+encoder, an independent implementation) for the same commands; the live tests compare the
+streamed loads with a plain redis-py pipeline of the same commands on the same server.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import redis
+
+from setlab.lab import resp_pipe
+from setlab.models.bloom_sim import BloomLayout
+
+LAYOUT = BloomLayout(2**12, 5, shard_bits=3)
+ITEMS = np.arange(3000, dtype=np.uint64) * np.uint64(2654435761)
+EDGES = np.array(
+    [0, 1, 9, 10, 99, 9999, 10_000, 10**8, 10**9 - 1, 2**32 - 1, 2**32, 10**10, 2**63, 2**64 - 1],
+    dtype=np.uint64,
+)
+
+
+def _packed(*args: object) -> bytes:
+    return b"".join(redis.connection.Connection().pack_command(*args))
+
+
+def test_encode_fixed_matches_redis_py_for_every_number_of_digits():
+    rng = np.random.default_rng(5)
+    values = np.concatenate([EDGES, rng.integers(0, 2**64 - 1, 500, dtype=np.uint64)])
+    keys = [f"setlab:t:{i:02x}" for i in range(4)]
+    table = np.frombuffer(b"".join(b"$%d\r\n%s\r\n" % (len(k), k.encode()) for k in keys), "u1")
+    table = table.reshape(4, -1)
+    key_index = np.arange(values.size) % 4
+    groups, order = resp_pipe.encode_fixed(values, b"*4\r\n$6\r\nSETBIT\r\n", b"$1\r\n1\r\n",
+                                           table, key_index)  # fmt: skip
+    expected = b"".join(
+        _packed("SETBIT", keys[key_index[i]], int(values[i]), 1) for i in order.tolist()
+    )
+    assert b"".join(g.tobytes() for g in groups) == expected
+    assert sorted(order.tolist()) == list(range(values.size))
+
+
+def test_setbit_chunks_are_redis_py_setbit_commands_for_every_bit():
+    keys = [f"setlab:t:f:{LAYOUT.key_suffix(s)[0]}" for s in range(LAYOUT.shards)]
+    items = ITEMS[:700]
+    shard, offsets = LAYOUT.locate(items)
+    commands = {
+        _packed("SETBIT", keys[int(s)], int(o), 1)
+        for s, row in zip(shard.tolist(), offsets.tolist(), strict=True)
+        for o in row
+    }
+    sent, total = b"", 0
+    for payload, n_commands, lines in resp_pipe.setbit_chunks(keys, LAYOUT, items, 256):
+        sent += payload
+        total += n_commands
+        assert n_commands == lines
+    assert total == items.size * LAYOUT.k
+    # every command is one of redis-py's encodings, and together they are all of them
+    parts = [b"*4" + p for p in sent.split(b"*4")[1:]]
+    assert len(parts) == total and set(parts) == commands
+
+
+def test_multi_item_chunks_are_redis_py_commands_of_batch_items():
+    items = np.concatenate([EDGES, ITEMS[:90]])
+    order: list[np.ndarray] = []
+    chunks = list(resp_pipe.multi_item_chunks(b"BF.MADD", "setlab:t:bf", items, 7, 3, order))
+    sent = np.concatenate(order)
+    assert sorted(sent.tolist()) == list(range(items.size))
+    batches = [sent[i : i + 7] for i in range(0, sent.size, 7)]
+    expected = b"".join(_packed("BF.MADD", "setlab:t:bf", *items[b].tolist()) for b in batches)
+    assert b"".join(c[0] for c in chunks) == expected
+    assert sum(c[1] for c in chunks) == len(batches)
+    assert sum(c[2] for c in chunks) == len(batches) + items.size
+
+
+def test_write_protocol_returns_the_bytes_and_reply_lines_it_wrote():
+    out: list[bytes] = []
+    size, lines = resp_pipe.write_protocol(
+        resp_pipe.multi_item_chunks(b"BF.MADD", "setlab:t:bf", ITEMS, 1000), out.append
+    )
+    assert size == sum(map(len, out)) and lines == ITEMS.size + 3
+
+
+def test_the_streamed_loader_refuses_the_embedded_backend_and_foreign_keys(fake_lab):
+    with pytest.raises(ValueError, match="real Redis"):
+        resp_pipe.load_setbits(fake_lab, "f", LAYOUT, ITEMS)
+    with pytest.raises(ValueError, match=r"lab\.key"):
+        resp_pipe.bf_madd(fake_lab, "other:key", ITEMS, allocates=1)
+    with pytest.raises(ValueError, match="numpy integer array"):
+        resp_pipe.bf_mexists(fake_lab, fake_lab.key("bf"), [1, 2, 3])
+
+
+# -- live: the same data as redis-py -------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_streamed_setbits_leave_the_bits_of_a_redis_py_pipeline(live_lab):
+    result = resp_pipe.load_setbits(live_lab, "fast", LAYOUT, ITEMS, chunk_items=500)
+    shard, offsets = LAYOUT.locate(ITEMS)
+    pipe = live_lab.r.pipeline(transaction=False)
+    for s, row in zip(shard.tolist(), offsets.tolist(), strict=True):
+        for o in row:
+            pipe.setbit(live_lab.key("slow", *LAYOUT.key_suffix(s)), o, 1)
+    pipe.execute()
+    for s in range(LAYOUT.shards):
+        fast = live_lab.r.get(live_lab.key("fast", *LAYOUT.key_suffix(s)))
+        assert fast == live_lab.r.get(live_lab.key("slow", *LAYOUT.key_suffix(s)))
+        assert fast  # every shard got bits
+    assert result.bits == ITEMS.size * LAYOUT.k
+
+
+@pytest.mark.live
+def test_streamed_bf_madd_and_mexists_answer_as_redis_py(live_lab):
+    if not live_lab.has_redisbloom:
+        pytest.skip("RedisBloom is not loaded on this server")
+    fast, slow = live_lab.key("fast"), live_lab.key("slow")
+    for key in (fast, slow):
+        live_lab.r.execute_command("BF.RESERVE", key, 0.01, 2000)
+    added = ITEMS[:2500]
+    out = resp_pipe.bf_madd(live_lab, fast, added, 300, allocates=10_000)
+    pipe = live_lab.r.pipeline(transaction=False)
+    for lo in range(0, added.size, 300):
+        pipe.execute_command("BF.MADD", slow, *added[lo : lo + 300].tolist())
+    pipe.execute()
+    assert out.commands == -(-added.size // 300)
+    info = [live_lab.r.execute_command("BF.INFO", k) for k in (fast, slow)]
+    assert info[0] == info[1]
+    probe = np.concatenate([ITEMS, EDGES])  # 500 absent items, and numbers of every length
+    answers = resp_pipe.bf_mexists(live_lab, fast, probe, 400)
+    expected = live_lab.r.execute_command("BF.MEXISTS", slow, *probe.tolist())
+    assert answers.tolist() == [int(a) for a in expected]
+    assert answers[: added.size].all()  # no false negatives
+
+
+@pytest.mark.live
+def test_an_error_reply_stops_the_streamed_load_with_the_servers_message(live_lab):
+    live_lab.r.rpush(live_lab.key("f", *LAYOUT.key_suffix(0)), "not a bitmap")
+    with pytest.raises(RuntimeError, match="WRONGTYPE"):
+        resp_pipe.load_setbits(live_lab, "f", LAYOUT, ITEMS)
