@@ -55,6 +55,15 @@ def test_twenty_hours_is_slow_for_the_hardware():
     assert 8e9 / best < 20 * 3600 / 2  # the same bits go much faster in the reference run
 
 
+def test_twenty_hours_of_work_runs_in_minutes_measured_at_full_scale():
+    # the stored run of benchmarks/full_scale_002.py, read raw: seed 002's whole workload
+    run = json.loads((resources.files("setlab") / "data" / "full-scale-002.json").read_text())
+    assert run["ids"] == 8e8 and run["layout"]["shards"] == run["layout"]["bits_per_shard"] == 2**17
+    assert run["false_negatives"] == 0
+    assert run["wall_seconds"] < 5 * 60 < 20 * 3600  # minutes, not 20 hours
+    assert "{sb-full-wall}" in _claim("002-20-hours").ours
+
+
 def test_own_peak_reservations_waste_most_of_the_memory():
     assert _claim("003-8000-filters-380mb").verdict is Verdict.CORRECT
     # An independent campaign draw (seed 5, not the chapter's 4), sized by the formula written out
