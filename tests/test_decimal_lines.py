@@ -142,3 +142,61 @@ def test_set_members_from_distinct_values_match_first_occurrences(hex_digits):
     expected = ids_module.set_members(ids, first)
     assert ids_module.set_members(ids, distinct=np.unique(ids.values)) == expected
     assert analysis.analyse(ids).members == expected
+
+
+def test_only_the_lines_before_end_are_read():
+    values, lengths, _ = decimal_lines.parse_plain(b"12\n345\n6x", end=7)
+    assert values.tolist() == [12, 345] and lengths.tolist() == [2, 3]
+    assert decimal_lines.parse_plain(b"12\n3 5\n6", end=7) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(_LINES)
+def test_halves_on_two_threads_read_what_one_pass_reads(lines):
+    """A block cut near its middle and converted on two threads gives the one-pass result,
+    in order; a bad line in either half sends the whole block to the general parser."""
+    text = ("\n".join(lines) + "\n").encode()
+    whole = decimal_lines.parse_plain(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(decimal_lines, "THREADED_BYTES", 1)
+        mp.setattr(decimal_lines, "cores", lambda: 2)
+        parts = decimal_lines.Conversion(text).result()
+        halves = text.rfind(b"\n", 0, len(text) // 2) >= 0  # a line end before the middle
+        assert len(parts) == (2 if halves else 1)
+        for i in range(3):
+            assert np.array_equal(np.concatenate([p[i] for p in parts]), whole[i])
+        bad = text[:-1] + b"x\n"
+        assert decimal_lines.Conversion(bad).result() is None
+
+
+def test_a_file_read_on_two_threads_keeps_its_lines_in_order(monkeypatch):
+    monkeypatch.setattr(ids_module, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(decimal_lines, "THREADED_BYTES", 16)
+    monkeypatch.setattr(decimal_lines, "cores", lambda: 2)
+    lines = [str(i * 7919 % 100_003) for i in range(2_000)]
+    read = ids_module.parse_ids("\n".join(lines).encode())
+    assert read.values.tolist() == [int(x) for x in lines]
+    lines[1_234] = "12a"
+    with pytest.raises(ValueError, match=r"^line 1235: '12a'"):
+        ids_module.parse_ids("\n".join(lines).encode())
+
+
+@pytest.mark.parametrize("top", [2**20, 2**32 - 1, 2**32, 2**64 - 1])
+@pytest.mark.parametrize("shuffled", [True, False])
+def test_sorting_halves_on_two_threads_equals_one_sort(monkeypatch, top, shuffled):
+    """Below 2^32 the IDs are sorted as uint32; from PARALLEL_SORT IDs on as two halves on
+    two threads merged by timsort: the same distinct values and most repeated ID as
+    numpy's unique."""
+    monkeypatch.setattr(analysis, "PARALLEL_SORT", 10)
+    monkeypatch.setattr(analysis, "cores", lambda: 2)
+    rng = np.random.default_rng(top % 1000)
+    values = rng.integers(0, top, 5_000, dtype=np.uint64, endpoint=True)
+    values = np.r_[values, values[:300], values[:7]]
+    if not shuffled:
+        values.sort()
+    ordered = analysis._sorted(values)
+    assert np.array_equal(ordered, np.sort(values))
+    distinct, (j, times) = analysis._distinct(ordered)
+    expected, counts = np.unique(values, return_counts=True)
+    assert distinct.dtype == np.uint64 and np.array_equal(distinct, expected)
+    assert (j, times) == (int(np.argmax(counts)), int(counts.max()))

@@ -280,9 +280,10 @@ _ROWS_OF_KIND = {
 _FORMAT_OF_KIND = {"decimal": "dec", "hex": "hex", "uuid": "uuid"}
 
 
-def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
-    """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`, with the number of
-    each piece's first line. A line longer than :data:`MAX_LINE` fails at once, without reading
+def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int, int]]:
+    """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`: ``(data, end,
+    line)``, where ``data[:end]`` is whole lines (not copied out of ``data``) and ``line`` the
+    number of the first. A line longer than :data:`MAX_LINE` fails at once, without reading
     on: a 2 GB file with no line break costs one block of memory, not two gigabytes."""
     carry, line, first = b"", 1, True
     while chunk := stream.read(BLOCK_BYTES):
@@ -292,19 +293,19 @@ def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
             chunk = chunk[3:]
         first = False
         data = carry + chunk
-        cut = data.rfind(b"\n")
-        piece, carry = (b"", data) if cut < 0 else (data[: cut + 1], data[cut + 1 :])
+        end = data.rfind(b"\n") + 1
+        carry = data[end:]
         if len(carry) > MAX_LINE:
-            at = line + piece.count(b"\n")
+            at = line + data.count(b"\n", 0, end)
             raise ValueError(
                 f"line {at}: more than {MAX_LINE} characters without a line break: not a file "
                 "of IDs (one per line)"
             )
-        if piece:
-            yield piece, line
-            line += piece.count(b"\n")
+        if end:
+            yield data, end, line
+            line += data.count(b"\n", 0, end)
     if carry:
-        yield carry, line
+        yield carry, len(carry), line
 
 
 class _Collector:
@@ -324,20 +325,26 @@ class _Collector:
         self.blank = 0
         self.hex_digits = 0
 
-    def add_piece(self, piece: bytes, line: int) -> None:
-        """Parse one piece of whole lines: plain decimal lines (the usual export) on the fast
-        path of :mod:`setlab.models.decimal_lines`, anything else through :class:`_Block`."""
-        if self.kind in (None, "decimal"):
-            plain = decimal_lines.parse_plain(piece)
-            if plain is not None:
-                if self.first is None:
-                    self.first, self.kind = (line, _DECIMAL), "decimal"
-                values, lengths, canonical = plain
+    def start(self, data: bytes, end: int) -> decimal_lines.Conversion | None:
+        """Start converting ``data[:end]`` on the fast path of :mod:`setlab.models.decimal_lines`
+        while the file may still be plain decimal lines (the usual export), else None."""
+        return decimal_lines.Conversion(data, end) if self.kind in (None, "decimal") else None
+
+    def add_piece(
+        self, data: bytes, end: int, line: int, started: decimal_lines.Conversion | None
+    ) -> None:
+        """Add one piece of whole lines, ``data[:end]``: what :meth:`start` converted if it was
+        plain, else (or when the file turned out not to be decimal) through :class:`_Block`."""
+        plain = None if started is None else started.result()
+        if plain is not None and self.kind in (None, "decimal"):
+            if self.first is None:
+                self.first, self.kind = (line, _DECIMAL), "decimal"
+            for values, lengths, canonical in plain:
                 self.values.append(values)
                 self.lengths.append(lengths)
                 self.canonical.append(canonical)
-                return
-        self.add(_Block(piece, line))
+            return
+        self.add(_Block(data[:end], line))
 
     def add(self, block: _Block) -> None:
         ids = np.flatnonzero(block.row != _BLANK)
@@ -414,13 +421,20 @@ def parse_stream(
 ) -> IDs:
     """Parse IDs, one per line, from a binary stream, block by block (see :func:`read_ids`).
 
-    Memory holds one block of text at a time plus the parsed values (8 bytes per ID, 16 for
-    128-bit IDs); the first bad line stops the read at once. ``progress`` is an object with
+    Memory holds two blocks of text at a time (the next one is read while the one before is
+    converted) plus the parsed values (8 bytes per ID, 16 for 128-bit IDs); the first bad line
+    stops the read one block later at most. ``progress`` is an object with
     ``update(count)`` (a :class:`setlab.core.progress.Progress`), told the bytes read.
     """
     collector = _Collector(fmt, source)
-    for piece, line in _pieces(stream, progress):
-        collector.add_piece(piece, line)
+    waiting = None  # the piece read before, converting while the next one is read
+    for data, end, line in _pieces(stream, progress):
+        started = collector.start(data, end)
+        if waiting is not None:
+            collector.add_piece(*waiting)
+        waiting = (data, end, line, started)
+    if waiting is not None:
+        collector.add_piece(*waiting)
     return collector.result()
 
 
