@@ -170,8 +170,9 @@ def register(figures: Figures) -> None:
         "SETBIT … 1000000000 1",
         "{sb-1e9-mem} MEMORY USAGE, a {sb-1e9-len} string",
         Verdict.CORRECT,
-        "The command is valid and makes the string seed 004 warns about; restates "
-        "002-1e9-bits-128m, the same command in seed 002.",
+        "The command is valid and makes the long string seed 004 warns about; seed 002 runs the "
+        "same command, and its figure, 128 MB, is judged in 002-1e9-bits-128m (right, but for "
+        "another reason).",
     )  # fmt: skip
     figures.claim(
         "004-bitpos-range", "004", "§1",
