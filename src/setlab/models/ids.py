@@ -514,7 +514,8 @@ def set_members(
 
     ``first`` indexes one occurrence of each distinct ID (computed when not given). Or, for
     64-bit IDs each written one way only (canonical decimals, or all of one length),
-    ``distinct`` — their sorted distinct values — stands in for it. Grouped by text length (a
+    ``distinct`` — their sorted distinct values, uint64 or (all below 2^32) uint32 — stands in
+    for it. Grouped by text length (a
     member's sds allocation depends only on it): exact for a hash table set; small sets are
     summarised from the members themselves.
     """
@@ -524,7 +525,10 @@ def set_members(
         canonical = ids.kind == "decimal" and bool(ids.canonical.all())
         values = distinct
         if canonical:  # digits of each sorted value: the IDs between powers of ten
-            cuts = np.searchsorted(distinct, np.r_[_POWERS_OF_TEN, np.uint64(2**64 - 1)], "right")
+            bounds = np.r_[_POWERS_OF_TEN, np.uint64(2**64 - 1)]
+            if distinct.dtype == np.uint32:  # searched as uint32: no uint64 copy of the IDs
+                bounds = np.minimum(bounds, np.uint64(2**32 - 1)).astype(np.uint32)
+            cuts = np.searchsorted(distinct, bounds, "right")
             counts = np.diff(np.r_[0, cuts])
             found = np.flatnonzero(counts) + 1
             counts = counts[found - 1]

@@ -205,17 +205,15 @@ class Layout:
         return {name: int((self.kind == code).sum()) for code, name in enumerate(KINDS)}
 
 
-def layout(
-    values: Iterable[int] | np.ndarray, *, run_optimize: bool = False, presorted: bool = False
-) -> Layout:
+def layout(values: Iterable[int] | np.ndarray, *, run_optimize: bool = False) -> Layout:
     """The containers a 32-bit Roaring bitmap of ``values`` uses (duplicates count once).
 
     ``run_optimize=False`` is a bitmap built by adding values (``BitMap(values,
     optimize=False)``, Java's ``add``); ``True`` is after ``run_optimize()`` (pyroaring's
-    ``BitMap(values)`` does that by default). ``presorted``: ``values`` is already an ascending
-    integer array of distinct values in 0 … 2^32 − 1 (not checked), so no sort is needed.
+    ``BitMap(values)`` does that by default). :mod:`setlab.models.roaring_sizes` gives the
+    serialized sizes of sorted IDs without building the layout.
     """
-    keys, cards, runs = _chunks(values if presorted else _values32(values))
+    keys, cards, runs = _chunks(_values32(values))
     return Layout(keys, cards, runs, choose_kinds(cards, runs, run_optimize))
 
 
@@ -375,13 +373,10 @@ class Layout64:
         return self.layout.statistics()
 
 
-def layout64(
-    values: Iterable[int] | np.ndarray, *, run_optimize: bool = False, presorted: bool = False
-) -> Layout64:
-    """The containers of a 64-bit Roaring bitmap (``pyroaring.BitMap64``) of ``values``
-    (``presorted``: already ascending and distinct, not checked)."""
+def layout64(values: Iterable[int] | np.ndarray, *, run_optimize: bool = False) -> Layout64:
+    """The containers of a 64-bit Roaring bitmap (``pyroaring.BitMap64``) of ``values``."""
     arr = np.asarray(values if isinstance(values, np.ndarray) else list(values), dtype=np.uint64)
-    keys, cards, runs = _chunks(arr if presorted else _sorted_unique(arr))
+    keys, cards, runs = _chunks(_sorted_unique(arr))
     return Layout64(Layout(keys, cards, runs, choose_kinds(cards, runs, run_optimize)))
 
 

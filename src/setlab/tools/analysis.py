@@ -24,7 +24,7 @@ import numpy as np
 
 from setlab.core.parallel import Started, cores
 from setlab.core.validate import check_int
-from setlab.models import roaring
+from setlab.models import roaring, roaring_sizes
 from setlab.models.ids import IDs, set_members, texts
 from setlab.models.roaring import ARRAY_MAX
 
@@ -124,8 +124,9 @@ class Analysis:
 def _sorted_distinct(
     ids: IDs,
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, tuple[int, int] | None]:
-    """Distinct values ascending (low, high halves), the index of each one's first occurrence,
-    and the most repeated value (its index among the distinct values, and how often it occurs;
+    """Distinct values ascending (low, high halves; the low half is uint32 when the fast path
+    below finds every ID under 2^32), the index of each one's first occurrence, and the most
+    repeated value (its index among the distinct values, and how often it occurs;
     None when no ID repeats).
 
     64-bit IDs whose text follows from their value (:func:`_text_fixed`) are sorted without
@@ -158,8 +159,8 @@ PARALLEL_SORT = 1 << 20
 
 
 def _sorted(values: np.ndarray) -> np.ndarray:
-    """A sorted copy of uint64 ``values``: as uint32 when they all fit (a third faster), and
-    from :data:`PARALLEL_SORT` values on as two halves sorted on two threads, then merged by
+    """A sorted copy of uint64 ``values``, as uint32 when they all fit (a third faster); from
+    :data:`PARALLEL_SORT` values on, two halves are sorted on two threads, then merged by
     timsort (which finds the two ascending runs and merges them in one linear pass)."""
     kind = _sort_kind(values)
     narrow = values.size > 0 and int(values.max()) < 2**32
@@ -187,7 +188,7 @@ def _sort_kind(values: np.ndarray) -> str:
 
 
 def _distinct(ordered: np.ndarray) -> tuple[np.ndarray, tuple[int, int] | None]:
-    """The distinct values of sorted ``ordered`` as uint64, compacted in place when some
+    """The distinct values of sorted ``ordered`` (of its dtype), compacted in place when some
     repeat (``ordered`` is the caller's own copy), and the most repeated value as
     :func:`_sorted_distinct` gives it.
 
@@ -199,7 +200,7 @@ def _distinct(ordered: np.ndarray) -> tuple[np.ndarray, tuple[int, int] | None]:
         repeats.append(np.flatnonzero(ordered[lo:hi] == ordered[lo - 1 : hi - 1]) + lo)
     at = np.concatenate(repeats) if repeats else np.zeros(0, dtype=np.intp)
     if at.size == 0:
-        return ordered.astype(np.uint64, copy=False), None
+        return ordered, None
     # groups of consecutive positions: one repeated value each
     group_starts = np.flatnonzero(np.r_[True, np.diff(at) != 1])
     sizes = np.diff(np.r_[group_starts, at.size])
@@ -215,7 +216,7 @@ def _distinct(ordered: np.ndarray) -> tuple[np.ndarray, tuple[int, int] | None]:
         kept = ordered[lo:hi][keep]
         ordered[write : write + kept.size] = kept
         write += kept.size
-    return ordered[:write].astype(np.uint64, copy=False), (j, int(sizes[g]) + 1)
+    return ordered[:write], (j, int(sizes[g]) + 1)
 
 
 def _runs(ascending: np.ndarray) -> int:
@@ -254,13 +255,11 @@ def analyse(ids: IDs) -> Analysis:
         low, high = int(low_half[0]), int(low_half[-1])
         runs = _runs(low_half)
         edges, range_counts = _range_histogram(low_half, low, high, True)
-        if high < 2**32:
-            layout = roaring.layout(low_half, presorted=True)
-            chunk_counts = layout.cardinality
-        else:
-            layout = roaring.layout64(low_half, presorted=True)
-            chunk_counts = layout.layout.cardinality
-        figures = RoaringFigures.of(layout)
+        sized = roaring_sizes.sizes(low_half)
+        chunk_counts = sized.cardinality
+        figures = RoaringFigures(
+            sized.run_bytes, sized.plain_bytes, sized.containers, sized.buckets
+        )
         notes += _integer_notes(ids, low, high)
     else:
         low = (int(high_half[0]) << 64) | int(low_half[0])
