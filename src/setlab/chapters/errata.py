@@ -88,11 +88,11 @@ def filters_html() -> str:
 
 #: the per-seed table's columns: (key of :func:`registry.sentence_counts`, heading)
 COUNT_COLUMNS = (
-    ("found", "sentences found"),
-    ("registered", "with an entry of their own"),
+    ("found", "sentences"),
+    ("registered", "with own entry"),
     ("judged", "judged"),
     ("not judged", "not judged"),
-    ("entries", "registry entries"),
+    ("entries", "entries"),
 )
 
 
