@@ -188,3 +188,15 @@ def test_sorting_halves_on_two_threads_equals_one_sort(monkeypatch, top, shuffle
     assert distinct.dtype == (np.uint32 if values.max() < 2**32 else np.uint64)
     assert np.array_equal(distinct, expected)
     assert (j, times) == (int(np.argmax(counts)), int(counts.max()))
+
+
+def test_a_file_whose_first_lines_are_longest_still_reads_whole(tmp_path, monkeypatch):
+    """Room for the IDs is reserved from the file's size and its first block; a file whose
+    later lines are shorter holds more IDs than that, and all of them are read."""
+    monkeypatch.setattr(ids_module, "BLOCK_BYTES", 256)
+    lines = [str(10**19 + i) for i in range(20)] + [str(i % 10) for i in range(3_000)]
+    path = tmp_path / "ids.txt"
+    path.write_text("\n".join(lines) + "\n")
+    read = ids_module.read_ids(path, progress=False)
+    assert read.values.tolist() == [int(x) for x in lines]
+    assert read.lengths.tolist() == [len(x) for x in lines]

@@ -85,6 +85,18 @@ def _new_buckets(v: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return new
 
 
+def _lengths_in_place(starts: np.ndarray, total: int) -> np.ndarray:
+    """Each container's values, from where each starts, written over ``starts`` (one array of
+    10^7 entries for 10^7 lone IDs, not two): slice by slice from the front, so that every
+    start is read before it is overwritten."""
+    last = starts.size - 1
+    for lo in range(0, last, _SLICE):
+        hi = min(last, lo + _SLICE)
+        starts[lo:hi] = starts[lo + 1 : hi + 1] - starts[lo:hi]
+    starts[last] = total - starts[last]
+    return starts
+
+
 def _payloads(cards: np.ndarray, runs: np.ndarray | None) -> tuple[int, int, np.ndarray | None]:
     """Payload bytes without and with run containers, and which containers are run containers
     (None when none is): arrays 2 B a value up to 4,096 values, else an 8 KiB bitset; a run
@@ -126,9 +138,7 @@ def sizes(ascending: np.ndarray) -> Sizes:
         runs = _continued(follows, starts)
     del follows
     new_bucket = _new_buckets(v, starts) if wide else np.zeros(0, dtype=bool)
-    cards = np.empty(starts.size, dtype=np.int64)
-    np.subtract(starts[1:], starts[:-1], out=cards[:-1])
-    cards[-1] = v.size - starts[-1]
+    cards = _lengths_in_place(starts.astype(np.int64, copy=False), v.size)
     del starts
     if runs is not None:
         np.subtract(cards, runs, out=runs)
