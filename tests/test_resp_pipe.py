@@ -42,7 +42,34 @@ def test_encode_fixed_matches_redis_py_for_every_number_of_digits():
     assert sorted(order.tolist()) == list(range(values.size))
 
 
-def test_setbit_chunks_are_redis_py_setbit_commands_for_every_bit():
+@pytest.fixture(params=["compiled", "numpy"])
+def encoder(request, monkeypatch):
+    """Each encoder of encode_chunk: numba's compiled loop, and the numpy fallback."""
+    if request.param == "numpy":
+        monkeypatch.setattr(resp_pipe, "_kernel", lambda: None)
+    elif resp_pipe._kernel() is None:
+        pytest.skip("numba is not installed (the dev extra)")
+    return request.param
+
+
+def test_encode_chunk_matches_redis_py_in_the_order_it_reports(encoder):
+    rng = np.random.default_rng(6)
+    values = np.concatenate([EDGES, rng.integers(0, 2**64 - 1, 300, dtype=np.uint64)])
+    keys = [b"setlab:t:a", b"setlab:t:b"]
+    table = np.frombuffer(b"".join(b"$%d\r\n%s\r\n" % (len(k), k) for k in keys), "u1")
+    key_index = np.arange(values.size) % 2
+    view, bounds, order = resp_pipe.encode_chunk(
+        values, b"*4\r\n$6\r\nSETBIT\r\n", b"$1\r\n1\r\n", table.reshape(2, -1), key_index
+    )
+    order = np.arange(values.size) if order is None else order
+    data = bytes(view)
+    for i, j in enumerate(order.tolist()):
+        record = data[bounds[i] : bounds[i + 1]]
+        assert record == _packed("SETBIT", keys[key_index[j]], int(values[j]), 1)
+    assert bounds[-1] == len(data)
+
+
+def test_setbit_chunks_are_redis_py_setbit_commands_for_every_bit(encoder):
     keys = [f"setlab:t:f:{LAYOUT.key_suffix(s)[0]}" for s in range(LAYOUT.shards)]
     items = ITEMS[:700]
     shard, offsets = LAYOUT.locate(items)
@@ -53,7 +80,7 @@ def test_setbit_chunks_are_redis_py_setbit_commands_for_every_bit():
     }
     sent, total = b"", 0
     for payload, n_commands, lines in resp_pipe.setbit_chunks(keys, LAYOUT, items, 256):
-        sent += payload
+        sent += bytes(payload)
         total += n_commands
         assert n_commands == lines
     assert total == items.size * LAYOUT.k
@@ -62,7 +89,7 @@ def test_setbit_chunks_are_redis_py_setbit_commands_for_every_bit():
     assert len(parts) == total and set(parts) == commands
 
 
-def test_multi_item_chunks_are_redis_py_commands_of_batch_items():
+def test_multi_item_chunks_are_redis_py_commands_of_batch_items(encoder):
     items = np.concatenate([EDGES, ITEMS[:90]])
     order: list[np.ndarray] = []
     chunks = list(resp_pipe.multi_item_chunks(b"BF.MADD", "setlab:t:bf", items, 7, 3, order))

@@ -178,6 +178,7 @@ def measure(
     :func:`setlab.lab.reference.save`."""
     if not lab.has_redisbloom:
         raise ValueError("the full-scale seed 003 run needs a real Redis with RedisBloom")
+    resp_pipe.encode_chunk(np.arange(3, dtype=np.uint64), b"", b"")  # compile before timing
     rows = [load_one(lab, config, n, progress).__dict__ for config in configs]
     facts = {
         "items": n,

@@ -8,8 +8,9 @@ book (the readable redis-py strategies of :mod:`setlab.lab.loading` remain the o
 teaches with):
 
 - the commands of a whole chunk (``SETBIT key offset 1``, ``BF.MADD key item …``,
-  ``BF.MEXISTS key item …``) are encoded to RESP at once with numpy (:func:`encode_fixed`: rows
-  of equal width, filled a column at a time);
+  ``BF.MEXISTS key item …``) are encoded to RESP at once: by a compiled loop when numba is
+  installed (:func:`encode_chunk`), else with numpy (:func:`encode_fixed`: rows of equal width,
+  filled a column at a time);
 - the calling thread encodes the next chunk while a writer thread sends the previous one to a
   plain TCP socket (``sendall`` releases the GIL) and a reader thread drains the replies and
   counts them;
@@ -35,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -147,6 +149,95 @@ def encode_fixed(
     return groups, order
 
 
+@cache
+def _kernel() -> Callable[..., int] | None:
+    """The compiled record encoder (numba, the ``dev`` extra), or None without numba.
+
+    One pass per value: its decimal digits, its ``$len`` header, the key and the fixed parts,
+    written straight into the output in the values' own order; two to three times faster than
+    :func:`encode_fixed`. ``nogil``: the reply reader keeps draining while it runs.
+    """
+    try:
+        import numba
+    except ImportError:
+        return None
+
+    @numba.njit(cache=True, nogil=True)
+    def encode(values, prefix, keys, key_index, suffix, out, bounds):  # pragma: no cover
+        digits = np.empty(20, dtype=np.uint8)
+        ten, zero = np.uint64(10), np.uint64(48)  # uint64 throughout: no float promotion
+        pos = 0
+        for i in range(values.size):
+            value = values[i]
+            n = 0
+            while True:
+                digits[n] = zero + value % ten
+                value //= ten
+                n += 1
+                if value == np.uint64(0):
+                    break
+            out[pos : pos + prefix.size] = prefix
+            pos += prefix.size
+            row = keys[key_index[i]]
+            out[pos : pos + row.size] = row
+            pos += row.size
+            out[pos] = 36  # $
+            pos += 1
+            if n >= 10:
+                out[pos] = 48 + n // 10
+                pos += 1
+            out[pos] = 48 + n % 10
+            out[pos + 1] = 13
+            out[pos + 2] = 10
+            pos += 3
+            for j in range(n):
+                out[pos + j] = digits[n - 1 - j]
+            pos += n
+            out[pos] = 13
+            out[pos + 1] = 10
+            pos += 2
+            out[pos : pos + suffix.size] = suffix
+            pos += suffix.size
+            bounds[i + 1] = pos
+        return pos
+
+    return encode
+
+
+def encode_chunk(
+    values: np.ndarray,
+    prefix: bytes,
+    suffix: bytes,
+    keys: np.ndarray | None = None,
+    key_index: np.ndarray | None = None,
+) -> tuple[memoryview, np.ndarray, np.ndarray | None]:
+    """The records of :func:`encode_fixed` as one buffer: ``(bytes, bounds, order)``.
+
+    Record ``i`` is ``bytes[bounds[i]:bounds[i + 1]]`` and encodes ``values[order[i]]``;
+    ``order`` is None when the records are in the values' order (the compiled encoder of
+    :func:`_kernel`, used when numba is installed; else :func:`encode_fixed`'s groups).
+    """
+    values = np.asarray(values, dtype=np.uint64).ravel()
+    kernel = _kernel()
+    if kernel is None:
+        groups, order = encode_fixed(values, prefix, suffix, keys, key_index)
+        widths = np.repeat([g.shape[1] for g in groups], [g.shape[0] for g in groups])
+        bounds = np.zeros(values.size + 1, dtype=np.int64)
+        np.cumsum(widths, out=bounds[1:])
+        return memoryview(b"".join(groups)), bounds, order
+    if keys is None:
+        keys, key_index = np.zeros((1, 0), dtype=np.uint8), np.zeros(values.size, np.intp)
+    # the longest record: "$20\r\n" + 20 digits + "\r\n" between prefix, key and suffix
+    width = len(prefix) + keys.shape[1] + 27 + len(suffix)
+    out = np.empty(values.size * width, dtype=np.uint8)
+    bounds = np.zeros(values.size + 1, dtype=np.int64)
+    end = kernel(
+        values, np.frombuffer(prefix, np.uint8), np.ascontiguousarray(keys, np.uint8),
+        np.asarray(key_index, np.intp), np.frombuffer(suffix, np.uint8), out, bounds,
+    )  # fmt: skip
+    return memoryview(out[:end]), bounds, None
+
+
 def bulk_header(words: list[bytes], extra: int) -> bytes:
     """RESP array header and leading arguments: ``*<len(words)+extra>`` then each word as a bulk
     string; ``extra`` arguments are to follow (already encoded)."""
@@ -163,8 +254,8 @@ def setbit_chunks(
     for lo in range(0, items.size, chunk_items):
         shard, offsets = layout.locate(items[lo : lo + chunk_items])
         index = np.repeat(shard, layout.k).astype(np.intp)
-        groups, _ = encode_fixed(offsets.ravel(), _SETBIT, _ONE, table, index)
-        yield b"".join(groups), offsets.size, offsets.size
+        payload, _, _ = encode_chunk(offsets.ravel(), _SETBIT, _ONE, table, index)
+        yield payload, offsets.size, offsets.size
 
 
 def multi_item_chunks(
@@ -178,27 +269,24 @@ def multi_item_chunks(
     """``<command> key item … item`` (``BF.MADD``, ``BF.MEXISTS``), up to ``batch`` items each,
     items written as decimal integers; each reply is an array of one integer per item.
 
-    Items are grouped by their number of digits inside each chunk (so a command holds exactly
-    ``batch`` items, the last one the rest); when ``order`` is a list,
+    Without numba, items are grouped by their number of digits inside each chunk (a command
+    still holds exactly ``batch`` items, the last one the rest); when ``order`` is a list,
     the item indices in the order they are sent are appended to it (one array per chunk).
     """
     words = [command, key.encode()]
     step = batch * batches_per_chunk
     for lo in range(0, items.size, step):
-        groups, sent = encode_fixed(items[lo : lo + step], b"", b"")
+        part = items[lo : lo + step]
+        view, bounds, sent = encode_chunk(part, b"", b"")
         if order is not None:
-            order.append(sent + lo)
-        widths = np.repeat([g.shape[1] for g in groups], [g.shape[0] for g in groups])
-        bounds = np.zeros(widths.size + 1, dtype=np.int64)
-        np.cumsum(widths, out=bounds[1:])
-        view = memoryview(b"".join(groups))
+            order.append((np.arange(part.size) if sent is None else sent) + lo)
         pieces = []
-        for a in range(0, widths.size, batch):
-            b = min(widths.size, a + batch)
+        for a in range(0, part.size, batch):
+            b = min(part.size, a + batch)
             pieces.append(bulk_header(words, b - a))
             pieces.append(view[bounds[a] : bounds[b]])
         n_batches = len(pieces) // 2
-        yield b"".join(pieces), n_batches, n_batches + widths.size
+        yield b"".join(pieces), n_batches, n_batches + part.size
 
 
 # -- the pump -------------------------------------------------------------------------------------
