@@ -15,6 +15,9 @@ within the model's binomial interval, is the evidence.
     flock /tmp/setlab-heavy.lock .venv/bin/python benchmarks/full_scale_002.py [--store]
     .venv/bin/python benchmarks/full_scale_002.py --ids 1e6        # a small run (2^7 keys)
 
+``--kernel numpy`` sets the same bits without numba, through ``np.bitwise_or.at`` (about
+200 ns a bit here: some 30 minutes at full size, which is why the compiled kernel exists; just
+hashing 8 × 10^8 IDs into their offsets with numpy alone took about 7 minutes).
 ``--store`` writes ``src/setlab/data/full-scale-002.json`` (only for a full-size run), the
 reference run the chapter sharded-bloom shows.
 """
