@@ -17,7 +17,8 @@ within the model's binomial interval, is the evidence.
 
 ``--kernel numpy`` sets the same bits without numba, through ``np.bitwise_or.at`` (about
 200 ns a bit here: some 30 minutes at full size, which is why the compiled kernel exists; just
-hashing 8 × 10^8 IDs into their offsets with numpy alone took about 7 minutes).
+hashing 8 × 10^8 IDs into their offsets with numpy alone would take about 7 minutes at the
+rate measured on 2^20 IDs).
 ``--store`` writes ``src/setlab/data/full-scale-002.json`` (only for a full-size run), the
 reference run the chapter sharded-bloom shows.
 """
