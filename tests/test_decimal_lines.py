@@ -200,3 +200,16 @@ def test_a_file_whose_first_lines_are_longest_still_reads_whole(tmp_path, monkey
     read = ids_module.read_ids(path, progress=False)
     assert read.values.tolist() == [int(x) for x in lines]
     assert read.lengths.tolist() == [len(x) for x in lines]
+
+
+def test_a_long_line_is_numbered_after_plain_blocks_and_an_earlier_bad_line_comes_first(
+    monkeypatch,
+):
+    """Line numbers come from the lines each block held (plain blocks: one ID a line); the
+    block read before a too-long line is checked first, so its bad line is the one named."""
+    monkeypatch.setattr(ids_module, "BLOCK_BYTES", 64)
+    long = b"9" * 150
+    with pytest.raises(ValueError, match=r"^line 101: more than 100 characters"):
+        ids_module.parse_ids(b"1\n" * 100 + long)
+    with pytest.raises(ValueError, match=r"^line 3: 'nope'"):
+        ids_module.parse_ids(b"1\n2\nnope\n" + b"3\n" * 20 + long)

@@ -281,17 +281,26 @@ _ROWS_OF_KIND = {
 _FORMAT_OF_KIND = {"decimal": "dec", "hex": "hex", "uuid": "uuid"}
 
 
-def _line_ends(data: bytes, end: int) -> int:
-    """The ``\\n`` in ``data[:end]`` (numpy counts them three times faster than bytes.count)."""
-    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8, count=end) == 0x0A))
+class _LongLine(Exception):
+    """A line longer than :data:`MAX_LINE`; ``data[:end]`` holds the whole lines before it."""
+
+    def __init__(self, data: bytes, end: int) -> None:
+        super().__init__()
+        self.data, self.end = data, end
+
+    def message(self, line: int) -> str:
+        """The error for a block whose first line is number ``line``."""
+        at = line + int(np.count_nonzero(np.frombuffer(self.data, np.uint8, self.end) == 0x0A))
+        return (f"line {at}: more than {MAX_LINE} characters without a line break: not a file "
+                "of IDs (one per line)")  # fmt: skip
 
 
-def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int, int]]:
-    """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`: ``(data, end,
-    line)``, where ``data[:end]`` is whole lines (not copied out of ``data``) and ``line`` the
-    number of the first. A line longer than :data:`MAX_LINE` fails at once, without reading
-    on: a 2 GB file with no line break costs one block of memory, not two gigabytes."""
-    carry, line, first = b"", 1, True
+def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
+    """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`: ``(data, end)``,
+    where ``data[:end]`` is whole lines (not copied out of ``data``). A line longer than
+    :data:`MAX_LINE` raises :class:`_LongLine` at once, without reading on: a 2 GB file with no
+    line break costs one block of memory, not two gigabytes."""
+    carry, first = b"", True
     while chunk := stream.read(BLOCK_BYTES):
         if progress is not None:
             progress.update(len(chunk))
@@ -302,16 +311,11 @@ def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int, int]
         end = data.rfind(b"\n") + 1
         carry = data[end:]
         if len(carry) > MAX_LINE:
-            at = line + _line_ends(data, end)
-            raise ValueError(
-                f"line {at}: more than {MAX_LINE} characters without a line break: not a file "
-                "of IDs (one per line)"
-            )
+            raise _LongLine(data, end)
         if end:
-            yield data, end, line
-            line += _line_ends(data, end)
+            yield data, end
     if carry:
-        yield carry, len(carry), line
+        yield carry, len(carry)
 
 
 class _Collector:
@@ -329,6 +333,7 @@ class _Collector:
         self.blank = 0
         self.hex_digits = 0
         self.reserved = False
+        self.line = 1  # the number of the next piece's first line
 
     def _reserve(self, lines: int, nbytes: int) -> None:
         """Once: room for the IDs a file of ``size`` bytes holds if all its lines are like
@@ -345,24 +350,27 @@ class _Collector:
         while the file may still be plain decimal lines (the usual export), else None."""
         return decimal_lines.Conversion(data, end) if self.kind in (None, "decimal") else None
 
-    def add_piece(
-        self, data: bytes, end: int, line: int, started: decimal_lines.Conversion | None
-    ) -> None:
-        """Add one piece of whole lines, ``data[:end]``: what :meth:`start` converted if it was
-        plain, else (or when the file turned out not to be decimal) through :class:`_Block`."""
+    def add_piece(self, data: bytes, end: int, started: decimal_lines.Conversion | None) -> None:
+        """Add the next piece of whole lines, ``data[:end]``: what :meth:`start` converted if it
+        was plain (one ID a line), else (or when the file turned out not to be decimal) through
+        :class:`_Block`."""
         plain = None if started is None else started.result()
         if plain is not None and self.kind in (None, "decimal"):
             if self.first is None:
-                self.first, self.kind = (line, _DECIMAL), "decimal"
-            self._reserve(sum(part[0].size for part in plain), end)
+                self.first, self.kind = (self.line, _DECIMAL), "decimal"
+            lines = sum(part[0].size for part in plain)
+            self._reserve(lines, end)
             for values, lengths, canonical in plain:
                 self.values.append(values)
                 self.lengths.append(lengths)
                 self.canonical.append(canonical)
+            self.line += lines
             return
         before = self.values.size
-        self.add(_Block(data[:end], line))
+        block = _Block(data[:end], self.line)
+        self.add(block)
         self._reserve(self.values.size - before, end)
+        self.line += block.row.size
 
     def add(self, block: _Block) -> None:
         ids = np.flatnonzero(block.row != _BLANK)
@@ -449,11 +457,16 @@ def parse_stream(
     """
     collector = _Collector(fmt, source, size)
     waiting = None  # the piece read before, converting while the next one is read
-    for data, end, line in _pieces(stream, progress):
-        started = collector.start(data, end)
-        if waiting is not None:
+    try:
+        for data, end in _pieces(stream, progress):
+            started = collector.start(data, end)
+            if waiting is not None:
+                collector.add_piece(*waiting)
+            waiting = (data, end, started)
+    except _LongLine as long:
+        if waiting is not None:  # a bad line before the long one is the first error
             collector.add_piece(*waiting)
-        waiting = (data, end, line, started)
+        raise ValueError(long.message(collector.line)) from None
     if waiting is not None:
         collector.add_piece(*waiting)
     return collector.result()
