@@ -18,7 +18,7 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
-from setlab.chapters import scalable_bloom_sentences
+from setlab.chapters import scalable_bloom_full_scale, scalable_bloom_sentences
 from setlab.chapters.live import beside
 from setlab.core.units import format_bytes, format_count, format_duration
 from setlab.lab import redisbloom_runs as runs
@@ -561,3 +561,4 @@ def plot_window(window: Measurement[tuple[WindowRun, RoaringWindow]]) -> Figure:
 
 
 scalable_bloom_sentences.register(FIGURES)  # one registry entry per seed sentence
+scalable_bloom_full_scale.register(FIGURES)  # seed 003 at full scale (benchmarks/full_scale_003.py)
