@@ -28,6 +28,7 @@ from setlab.core.units import format_bytes, format_bytes_si, format_count, forma
 from setlab.lab import loading
 from setlab.lab.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
 from setlab.lab.full_scale import FullScaleReference
+from setlab.lab.mass_insertion import MassInsertionReference, PipeRow
 from setlab.models import bitmap, bloom
 from setlab.render.claims import Figures, Verdict
 from setlab.render.plots import (
@@ -289,6 +290,38 @@ FIGURES.add("sb-rtt", lambda: format_duration(reference_run().rtt_seconds))
 FIGURES.add("sb-ceiling", lambda: format_count(reference_run().setbit_ceiling))
 FIGURES.add("sb-rtt50", lambda: format_duration(reference_run().rtt_for(50, 1000)))
 FIGURES.add("sb-c", lambda: format_duration(reference_run().pipelined_seconds_per_bit))
+
+# -- the mass-insertion ceiling: redis-cli --pipe (benchmarks/mass_insertion.py) -----------------
+
+
+def _pipe(kind: str) -> PipeRow:
+    """The last repeat of one command kind in the stored mass-insertion run."""
+    return MassInsertionReference.load().final(kind)
+
+
+FIGURES.add("sb-mi-label", lambda: MassInsertionReference.load().run.label)
+for _kind, _tag, _unit in (("SETBIT", "setbit", "SETBITs"), ("BF.MADD", "madd", "items")):
+    FIGURES.add(
+        f"sb-mi-{_tag}-cli", lambda k=_kind, u=_unit: f"{_pipe(k).redis_cli_rate:,.0f} {u}/s"
+    )
+    FIGURES.add(
+        f"sb-mi-{_tag}-pump",
+        lambda k=_kind, u=_unit: f"{_pipe(k).writes / _pipe(k).setlab_pipe_seconds:,.0f} {u}/s",
+    )
+    FIGURES.add(
+        f"sb-mi-{_tag}-setlab", lambda k=_kind, u=_unit: f"{_pipe(k).setlab_rate:,.0f} {u}/s"
+    )
+    FIGURES.add(f"sb-mi-{_tag}-ratio", lambda k=_kind: f"{_pipe(k).ratio:.2f}")
+    FIGURES.add(f"sb-mi-{_tag}-e2e", lambda k=_kind: f"{_pipe(k).ratio_with_generation:.2f}")
+    FIGURES.add(f"sb-mi-{_tag}-strict", lambda k=_kind: f"{_pipe(k).ratio_setlab_encoding:.2f}")
+    FIGURES.add(
+        f"sb-mi-{_tag}-ratios",
+        lambda k=_kind: ", ".join(f"{r.ratio:.2f}" for r in MassInsertionReference.load().of(k)),
+    )
+FIGURES.add("sb-mi-writes", lambda: format_count(_pipe("SETBIT").writes))
+FIGURES.add("sb-mi-items", lambda: format_count(_pipe("BF.MADD").writes))
+FIGURES.add("sb-mi-repeats", lambda: str(len(MassInsertionReference.load().of("SETBIT"))))
+
 
 # -- seed 002 at full scale, really run (benchmarks/full_scale_002.py) ---------------------------
 
