@@ -7,6 +7,8 @@ reads one character column at a time), numpy's histogram and a stable argsort.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -213,3 +215,32 @@ def test_a_long_line_is_numbered_after_plain_blocks_and_an_earlier_bad_line_come
         ids_module.parse_ids(b"1\n" * 100 + long)
     with pytest.raises(ValueError, match=r"^line 3: 'nope'"):
         ids_module.parse_ids(b"1\n2\nnope\n" + b"3\n" * 20 + long)
+
+
+class _Pipe(io.RawIOBase):
+    """A stream that cannot seek (stdin from a pipe), over some bytes."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        chunk = self._data.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+
+@pytest.mark.parametrize("block", [7, 64, 1000])
+def test_a_pipe_and_a_file_are_cut_into_the_same_lines(monkeypatch, block):
+    """A file is read on from the start of each cut line, a pipe joins the cut line to the
+    next block: both read every line once, in order."""
+    monkeypatch.setattr(ids_module, "BLOCK_BYTES", block)
+    lines = [str(i * 104_729 % 10**9).zfill(i % 3) for i in range(500)] + ["77"]
+    text = ("\n".join(lines)).encode()  # the last line has no line end
+    for stream in (io.BytesIO(text), io.BufferedReader(_Pipe(text))):
+        assert not isinstance(stream, io.BufferedReader) or not stream.seekable()
+        read = ids_module.parse_stream(stream)
+        assert read.values.tolist() == [int(x) for x in lines]
+        assert read.lengths.tolist() == [len(x) for x in lines]

@@ -297,21 +297,27 @@ class _LongLine(Exception):
 
 def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
     """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`: ``(data, end)``,
-    where ``data[:end]`` is whole lines (not copied out of ``data``). A line longer than
-    :data:`MAX_LINE` raises :class:`_LongLine` at once, without reading on: a 2 GB file with no
-    line break costs one block of memory, not two gigabytes."""
-    carry, first = b"", True
+    where ``data[:end]`` is whole lines (not copied out of ``data``). A seekable stream (a file)
+    is read on from the start of the line a block cut, so no block is copied to join that line
+    to the next one. A line longer than :data:`MAX_LINE` raises :class:`_LongLine` at once,
+    without reading on: a 2 GB file with no line break costs one block of memory, not two
+    gigabytes."""
+    carry, first, seekable = b"", True, stream.seekable()
     while chunk := stream.read(BLOCK_BYTES):
-        if progress is not None:
-            progress.update(len(chunk))
         if first and chunk.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
             chunk = chunk[3:]
         first = False
-        data = carry + chunk
+        data = carry + chunk  # no copy while carry is empty
         end = data.rfind(b"\n") + 1
-        carry = data[end:]
-        if len(carry) > MAX_LINE:
+        cut = len(data) - end
+        if cut > MAX_LINE:
             raise _LongLine(data, end)
+        again = seekable and end and cut  # read the cut line again with the next block
+        if again:
+            stream.seek(-cut, io.SEEK_CUR)
+        carry = b"" if again else data[end:]
+        if progress is not None:
+            progress.update(len(chunk) - (cut if again else 0))
         if end:
             yield data, end
     if carry:
