@@ -30,13 +30,14 @@ def _reserve(row: FullScaleRow) -> str:
 def full_scale_markdown() -> str:
     """One row per configuration: load, memory measured and modelled, false-positive rates."""
     lines = [
-        "| reservation | load | filters | BF.INFO Size (model) | used_memory | FPR (model) |",
-        "|---|---|---|---|---|---|",
+        "| reservation | load | BF.INFO Size (model) | used memory | FPR (model) |",
+        "|---|---|---|---|---|",
     ]
     for r in full_scale().rows:
+        links = "sub-filter" if r.filters == 1 else "sub-filters"
         lines.append(
-            f"| `{_reserve(r)}` | {format_duration(r.load_seconds)} "
-            f"| {r.filters} ({r.model_filters}) "
+            f"| `{_reserve(r)}`: {r.filters} {links} (model {r.model_filters}) "
+            f"| {format_duration(r.load_seconds)} "
             f"| {format_bytes(r.info_size)} ({format_bytes(r.model_size)}) "
             f"| +{format_bytes(r.used_memory_delta)} "
             f"| {format_rate(r.fpr_measured)} ({format_rate(r.fpr_model)}) |"
