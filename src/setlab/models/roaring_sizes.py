@@ -29,8 +29,9 @@ import numpy as np
 
 from setlab.models.roaring import ARRAY_MAX, BITSET_BYTES, CHUNK_BITS, NO_OFFSET_THRESHOLD
 
-#: Values (or containers) handled per step: temporaries of a few MiB, not one per value.
-_SLICE = 1 << 20
+#: Values (or containers) handled per step: temporaries of 512 KiB that stay in the cache and
+#: are reused, not one per value.
+_SLICE = 1 << 16
 
 
 @dataclass(frozen=True)
