@@ -10,10 +10,10 @@ line, no space, no ``\\r``) and every value is at most 2^64 − 1.
 How: the line ends are found in one comparison of the bytes, which gives every line's length
 and first character (a leading ``0`` is a non-canonical ID); one more pass checks that nothing
 but digits and line ends is there. The values are then converted by ``numpy.fromstring`` with
-``sep="\\n"`` — numpy's text reader, ``strtoull`` on each line in C, about 20 ns a line, with
-the interpreter lock released (two blocks convert at once on two cores). It saturates above
-2^64 − 1 instead of failing, so a line that reads as 2^64 − 1 must be exactly
-``18446744073709551615``.
+``sep="\\n"`` — numpy's text reader, ``strtoull`` on each line in C (20 to 30 ns a line on a
+2-core AMD EPYC virtual machine), with the interpreter lock released, so :class:`Conversion`
+converts the two halves of a block on two cores at once. It saturates above 2^64 − 1 instead
+of failing, so a line that reads as 2^64 − 1 must be exactly ``18446744073709551615``.
 
 Pure computation: numpy only.
 """

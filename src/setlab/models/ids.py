@@ -343,13 +343,17 @@ class _Collector:
 
     def _reserve(self, lines: int, nbytes: int) -> None:
         """Once: room for the IDs a file of ``size`` bytes holds if all its lines are like
-        those of its first piece (``lines`` IDs in ``nbytes``), 5% more."""
+        those of its first piece (``lines`` IDs in ``nbytes``), 5% more. Where the system will
+        not reserve that much, the columns grow as the IDs come instead."""
         if self.size and not self.reserved and lines:
             self.reserved = True
             expected = int(self.size / nbytes * lines * 1.05) + 64
             columns = [self.values, self.lengths, self.canonical]
-            for column in columns + ([self.highs] if self.kind in ("uuid", "hex") else []):
-                column.reserve(expected)
+            try:
+                for column in columns + ([self.highs] if self.kind in ("uuid", "hex") else []):
+                    column.reserve(expected)
+            except MemoryError:
+                pass
 
     def start(self, data: bytes, end: int) -> decimal_lines.Conversion | None:
         """Start converting ``data[:end]`` on the fast path of :mod:`setlab.models.decimal_lines`
@@ -555,9 +559,8 @@ def set_members(
     ``first`` indexes one occurrence of each distinct ID (computed when not given). Or, for
     64-bit IDs each written one way only (canonical decimals, or all of one length),
     ``distinct`` — their sorted distinct values, uint64 or (all below 2^32) uint32 — stands in
-    for it. Grouped by text length (a
-    member's sds allocation depends only on it): exact for a hash table set; small sets are
-    summarised from the members themselves.
+    for it. Grouped by text length (a member's sds allocation depends only on it): exact for a
+    hash table set; small sets are summarised from the members themselves.
     """
     from setlab.models import redis_memory
 
