@@ -244,3 +244,23 @@ def test_a_pipe_and_a_file_are_cut_into_the_same_lines(monkeypatch, block):
         read = ids_module.parse_stream(stream)
         assert read.values.tolist() == [int(x) for x in lines]
         assert read.lengths.tolist() == [len(x) for x in lines]
+
+
+def test_ids_are_read_whole_when_the_room_reserved_ahead_is_refused(tmp_path, monkeypatch):
+    from setlab.core.arrays import Growing
+
+    original, calls = Growing.reserve, []
+
+    def refuse_first(self, capacity):
+        calls.append(capacity)
+        if len(calls) == 1:  # the reservation from the file's size
+            raise MemoryError
+        return original(self, capacity)
+
+    monkeypatch.setattr(Growing, "reserve", refuse_first)
+    monkeypatch.setattr(ids_module, "BLOCK_BYTES", 256)
+    lines = [str(i * 7) for i in range(3_000)]
+    path = tmp_path / "ids.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert ids_module.read_ids(path, progress=False).values.tolist() == [int(x) for x in lines]
+    assert len(calls) > 1
