@@ -166,3 +166,33 @@ def test_an_error_reply_stops_the_streamed_load_with_the_servers_message(live_la
     live_lab.r.rpush(live_lab.key("f", *LAYOUT.key_suffix(0)), "not a bitmap")
     with pytest.raises(RuntimeError, match="WRONGTYPE"):
         resp_pipe.load_setbits(live_lab, "f", LAYOUT, ITEMS)
+
+
+@pytest.mark.live
+def test_on_someone_elses_server_the_guard_refuses_a_big_streamed_load(monkeypatch):
+    import setlab
+    from setlab.lab.server import RedisServer
+    from tests.conftest import _need_redis_server
+
+    _need_redis_server()
+    for name in ("REDIS_URL", "SETLAB_BACKEND", "SETLAB_USER", "SETLAB_ALLOW_BIG"):
+        monkeypatch.delenv(name, raising=False)
+    server = RedisServer.start(module=False)
+    try:
+        server.client().set("other:key", b"theirs")
+        monkeypatch.setenv("REDIS_URL", server.url)
+        lab = setlab.connect("resp-pipe", quiet=True)
+        big = BloomLayout(2**27, 5, shard_bits=3)  # 128 MiB of bitmaps
+        with pytest.raises(setlab.BigAllocationRefused):
+            resp_pipe.load_setbits(lab, "f", big, ITEMS)
+        with pytest.raises(setlab.BigAllocationRefused):
+            resp_pipe.bf_madd(lab, lab.key("bf"), ITEMS, allocates=2**30)
+        resp_pipe.load_setbits(lab, "small", LAYOUT, ITEMS)  # a small load goes through
+        keys = set(server.client().keys("*"))
+        assert b"other:key" in keys and all(
+            k == b"other:key" or k.decode().startswith(lab.key("small")) for k in keys
+        )
+        lab.cleanup()
+        assert server.client().keys("*") == [b"other:key"]
+    finally:
+        server.stop()
