@@ -297,11 +297,9 @@ class _LongLine(Exception):
 
 def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
     """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`: ``(data, end)``,
-    where ``data[:end]`` is whole lines (not copied out of ``data``). A seekable stream (a file)
-    is read on from the start of the line a block cut, so no block is copied to join that line
-    to the next one. A line longer than :data:`MAX_LINE` raises :class:`_LongLine` at once,
-    without reading on: a 2 GB file with no line break costs one block of memory, not two
-    gigabytes."""
+    ``data[:end]`` whole lines. A file is read on from the start of the line a block cut (no
+    copy to join it to the next block). A line longer than :data:`MAX_LINE` raises
+    :class:`_LongLine` at once: a 2 GB file with no line break costs one block of memory."""
     carry, first, seekable = b"", True, stream.seekable()
     while chunk := stream.read(BLOCK_BYTES):
         if first and chunk.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
@@ -342,9 +340,8 @@ class _Collector:
         self.line = 1  # the number of the next piece's first line
 
     def _reserve(self, lines: int, nbytes: int) -> None:
-        """Once: room for the IDs a file of ``size`` bytes holds if all its lines are like
-        those of its first piece (``lines`` IDs in ``nbytes``), 5% more. Where the system will
-        not reserve that much, the columns grow as the IDs come instead."""
+        """Once: room for the IDs of a file of ``size`` bytes like its first piece (``lines``
+        IDs in ``nbytes``), 5% more; if refused, the columns grow as the IDs come instead."""
         if self.size and not self.reserved and lines:
             self.reserved = True
             expected = int(self.size / nbytes * lines * 1.05) + 64
