@@ -28,6 +28,7 @@ def print_rows(rows: list[PipeRow]) -> None:
     print(
         f"{'command':<9}{'run':>4}{'commands':>12}{'writes':>12}{'MB':>7}{'generate':>10}"
         f"{'redis-cli':>11}{'setlab':>9}{'pump':>8}{'ratio':>7}{'end2end':>9}{'strict':>8}"
+        "  Redis busy (cli/setlab/pump)"
     )
     for r in rows:
         print(
@@ -35,6 +36,7 @@ def print_rows(rows: list[PipeRow]) -> None:
             f"{r.protocol_bytes / 1e6:>7.0f}{r.generate_seconds:>9.2f}s"
             f"{r.redis_cli_seconds:>10.2f}s{r.setlab_seconds:>8.2f}s{r.setlab_pipe_seconds:>7.2f}s"
             f"{r.ratio:>7.2f}{r.ratio_with_generation:>9.2f}{r.ratio_setlab_encoding:>8.2f}"
+            "  " + " / ".join(f"{share:.0%}" for share in r.redis_busy.values())
         )
 
 

@@ -59,6 +59,10 @@ def test_the_stored_mass_insertion_run_holds_every_repeat_of_both_commands():
             assert r.protocol_bytes > r.commands * len(f"*4\r\n${len(kind)}\r\n{kind}\r\n")
             assert min(r.generate_seconds, r.redis_cli_seconds, r.setlab_seconds) > 0
             assert r.ratio == pytest.approx(r.redis_cli_seconds / r.setlab_pipe_seconds)
+            # Redis's main thread cannot use more CPU than the load lasted (INFO's clock ticks
+            # and the INFO calls themselves allow a little), and every load kept it busy
+            assert set(r.redis_busy) == {"redis-cli", "setlab", "setlab-pipe"}
+            assert all(0.5 < share < 1.05 for share in r.redis_busy.values()), r.redis_busy
     assert ref.redis_cli.startswith("redis-cli ")
 
 

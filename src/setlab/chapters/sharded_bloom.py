@@ -323,6 +323,15 @@ FIGURES.add("sb-mi-items", lambda: format_count(_pipe("BF.MADD").writes))
 FIGURES.add("sb-mi-repeats", lambda: str(len(MassInsertionReference.load().of("SETBIT"))))
 
 
+def _busy_range() -> str:
+    """The least and most busy Redis's main thread was over every load of the stored run."""
+    shares = [s for r in MassInsertionReference.load().rows for s in r.redis_busy.values()]
+    return f"{min(shares):.0%} to {max(shares):.0%}"
+
+
+FIGURES.add("sb-mi-busy", _busy_range)
+
+
 # -- seed 002 at full scale, really run (benchmarks/full_scale_002.py) ---------------------------
 
 

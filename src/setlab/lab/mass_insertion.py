@@ -60,6 +60,9 @@ class PipeRow:
     redis_cli_seconds: float  #: ``redis-cli --pipe < file``, process start to exit
     setlab_seconds: float  #: setlab's streamed load, hashing and encoding included
     setlab_pipe_seconds: float  #: setlab's pump sending the protocol file's bytes (read first)
+    #: CPU seconds of Redis's main thread during each load (INFO cpu, user + sys), by client:
+    #: ``redis-cli``, ``setlab`` and ``setlab-pipe``
+    redis_cpu_seconds: dict[str, float]
 
     @property
     def ratio(self) -> float:
@@ -77,6 +80,17 @@ class PipeRow:
     def ratio_setlab_encoding(self) -> float:
         """setlab's loader, encoding included, over redis-cli with the file already written."""
         return self.redis_cli_seconds / self.setlab_seconds
+
+    @property
+    def redis_busy(self) -> dict[str, float]:
+        """Share of each load's wall time Redis's main thread spent on the CPU (1.0: the
+        server, not the client, set the pace)."""
+        walls = {
+            "redis-cli": self.redis_cli_seconds,
+            "setlab": self.setlab_seconds,
+            "setlab-pipe": self.setlab_pipe_seconds,
+        }
+        return {who: self.redis_cpu_seconds[who] / wall for who, wall in walls.items()}
 
     @property
     def setlab_rate(self) -> float:
@@ -129,6 +143,12 @@ def _redis_cli(lab: Lab, path: Path) -> tuple[float, int, int]:
         raise RuntimeError(f"redis-cli --pipe failed: {done.stdout[-300:]} {done.stderr[-300:]}")
     errors, replies = (int(part.split(":")[1]) for part in last.split(","))
     return seconds, replies, errors
+
+
+def _main_thread_cpu(lab: Lab) -> float:
+    """CPU seconds Redis's main thread has used so far (``INFO cpu``, user + sys)."""
+    cpu = lab.r.info("cpu")
+    return float(cpu["used_cpu_user_main_thread"]) + float(cpu["used_cpu_sys_main_thread"])
 
 
 def _setbit_digest(lab: Lab, keys: list[str]) -> str:
@@ -190,10 +210,11 @@ def _one_kind(lab: Lab, kind: str, items: np.ndarray, repeat: int, folder: Path)
         size, lines = resp_pipe.write_protocol(chunks(), sink.write)
     generate = time.perf_counter() - t0
     commands = writes if kind == "SETBIT" else -(-items.size // BF_BATCH)
-    timings, states = {}, {}
+    timings, states, cpu = {}, {}, {}
     runs = ("redis-cli", "setlab", "setlab-pipe")
     for who in runs if repeat % 2 == 0 else runs[::-1]:
         prepare()
+        cpu_before = _main_thread_cpu(lab)
         if who == "redis-cli":
             seconds, replies, errors = _redis_cli(lab, path)
             if errors or replies != commands:
@@ -208,6 +229,7 @@ def _one_kind(lab: Lab, kind: str, items: np.ndarray, repeat: int, folder: Path)
             resp_pipe.pump(lab, [(data, commands, lines)], lines)
             seconds = time.perf_counter() - t0
             del data
+        cpu[who] = _main_thread_cpu(lab) - cpu_before
         timings[who], states[who] = seconds, state()
     path.unlink()
     lab.cleanup()
@@ -215,7 +237,7 @@ def _one_kind(lab: Lab, kind: str, items: np.ndarray, repeat: int, folder: Path)
         raise RuntimeError(f"{kind}: redis-cli and setlab left different data")
     return PipeRow(
         kind, repeat, commands, writes, size, generate, timings["redis-cli"], timings["setlab"],
-        timings["setlab-pipe"],
+        timings["setlab-pipe"], cpu,
     )  # fmt: skip
 
 
