@@ -92,7 +92,7 @@ def fake_book_html(tmp_path_factory):
     """The whole book built once on the embedded backend (the site tests read it)."""
     import re
 
-    from tests.notebooks import build_book
+    from tests.support.notebooks import build_book
 
     out = tmp_path_factory.mktemp("book-fake")
     code, report, html = build_book(out, "fake")

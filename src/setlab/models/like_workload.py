@@ -5,7 +5,7 @@ uniform. :func:`like_events` draws such a workload; :func:`design_keys` names th
 touches under the seed's two designs (one bitmap per post, or a Set per user plus a counter per
 post); :func:`per_node_commands` routes them over a cluster's slots
 (:mod:`setlab.models.cluster_slots`). Pure computation: the live cluster reproduces it exactly
-(``tests/test_live_cluster.py``).
+(``tests/lab/test_live_cluster.py``).
 """
 
 from __future__ import annotations

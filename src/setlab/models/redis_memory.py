@@ -4,7 +4,7 @@ The model follows Redis 7.0 (``src/object.c``, ``t_set.c``, ``intset.c``, ``dict
 jemalloc 5.3 — Debian's ``redis-server`` 7.0.15 by default; pass ``allocator="bundled"``
 for Redis's own build, whose jemalloc has 24-, 40- and 56-byte classes
 (:mod:`setlab.models.allocator`) — and reuses the string model of :mod:`setlab.models.bitmap`.
-``tests/test_live_redis_memory.py`` checks it against the live server's ``MEMORY USAGE key
+``tests/lab/test_live_redis_memory.py`` checks it against the live server's ``MEMORY USAGE key
 SAMPLES 0``, ``OBJECT ENCODING`` and ``GET``:
 
 * **SET as intset** (every member an integer, at most ``set-max-intset-entries``, default 512):

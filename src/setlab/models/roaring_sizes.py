@@ -4,7 +4,7 @@
 runs and kind of every container — which the chapters draw and which is tested against
 pyroaring. Pricing a file of IDs needs less: how many IDs each container holds (the advisor's
 histogram) and ``len(serialize())`` with and without run optimisation. :func:`sizes` computes
-exactly the numbers the layout gives (``tests/test_roaring_sizes.py`` compares them) without
+exactly the numbers the layout gives (``tests/unit/test_roaring_sizes.py`` compares them) without
 building it: 10^7 snowflake IDs, each alone in its 2^16 chunk, are 10^7 containers, and the
 layout's arrays and their temporaries were most of the advisor's memory and time.
 

@@ -9,7 +9,7 @@ none``), each titled with :func:`alt_text` — what the figure shows, from its t
 and series, plus the takeaway a plot function gives with :func:`describe`. The site copies that
 title into the image's ``alt`` (book/_ext/setlab_site.py). Figures are at most :data:`MAX_WIDTH`
 inches wide and no text is smaller than :data:`MIN_FONT` points, so every label is at least
-11 CSS pixels on a 1280 px screen (tests/test_site.py measures it).
+11 CSS pixels on a 1280 px screen (tests/browser/test_site.py measures it).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ read ``setlab.lab`` and ``setlab.tools``; see ``bloom_widget.py``)::
 
 and on the page one cell, ``bloom_widget.calculator()``. The parameters are added to the chart's
 top level here (do not declare them in Altair). Test it with :func:`evaluate_in_vega` against the
-readouts' models, and in ``tests/test_widgets_browser.py`` against ``setlab calc … --json``.
+readouts' models, and in ``tests/browser/test_widgets_browser.py`` against ``setlab calc … --json``.
 
 In the built book (the ``setlab_vega`` Sphinx extension sets ``SETLAB_WIDGETS=static``) the
 widget is HTML that ``book/_static/setlab-widgets.js`` brings to life with the Vega bundle served

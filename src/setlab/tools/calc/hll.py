@@ -28,7 +28,7 @@ def _hll_key_cost(n: int) -> Any:
         return sketch_of_readers(n).cost("k")
     # Dense: the key's cost no longer depends on the elements, so skip replaying thousands of
     # sparse updates (a third of a second): a sketch allowed no sparse bytes turns dense at
-    # its first element (tests/test_calc.py checks it against the replayed default sketch).
+    # its first element (tests/unit/test_calc.py checks it against the replayed default sketch).
     hll = HyperLogLog(sparse_max_bytes=0)
     hll.add("reader:0")
     return hll.cost("k")

@@ -1,0 +1,192 @@
+"""The interactive figures in a real browser (Playwright on the system Chromium), served from a
+loopback HTTP server: each widget is set to three settings through its number boxes (and once
+through a slider), and every number it then shows must equal what ``setlab calc … --json``
+prints for that setting; nothing may load from outside 127.0.0.1, and the widget pages log no
+console error. A screenshot
+of each widget at 1280 and 390 px, light and dark, goes to ``SETLAB_SHOTS`` (default
+/tmp/widgets-shots/).
+
+CI reads the fake-built book (``fake_book_html``); while developing, point ``SETLAB_WIDGET_SITE``
+at the html folder of a mini book that holds the widget pages.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from setlab.render.widgets import format_value
+from tests.support import widget_driver as drive
+from tests.support.browser import open_browser
+from tests.support.site import chromium, serve
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.book,
+    pytest.mark.skipif(chromium() is None, reason="needs the system chromium"),
+]
+SHOTS = Path(os.environ.get("SETLAB_SHOTS", "/tmp/widgets-shots"))
+
+
+def calc(*args: object) -> dict | list:
+    """``setlab calc … --json`` in a subprocess, as a reader would run it."""
+    out = subprocess.run([sys.executable, "-m", "setlab", "calc", *map(str, args), "--json"],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    return json.loads(out.stdout)
+
+
+def bloom_cli(s: dict) -> dict[str, float]:
+    """The Bloom calculator's readouts, from four runs of ``setlab calc bloom``."""
+    n, p = int(s["n"]), s["p"]
+    items = math.ceil(s["load"] * n)
+    classic, default = calc("bloom", "-n", n, "-p", p, "--redisbloom")
+    _, nonscaling = calc("bloom", "-n", n, "-p", p, "--nonscaling")
+    _, loaded = calc("bloom", "-n", n, "-p", p, "--redisbloom", "--load", items)
+    fixed = calc("bloom", "-n", items, "-m", classic["m"], "-k", classic["k"])
+    return {
+        "m": classic["m"], "k": classic["k"], "bytes": classic["bytes"], "fill": classic["fill"],
+        "rb_size": default["bytes"], "rb_alloc": default["allocated"],
+        "ns_size": nonscaling["bytes"], "ns_alloc": nonscaling["allocated"],
+        "rate_fixed": fixed["p"], "rate_chain": loaded["expected_fpr"],
+        "filters": loaded["sub_filters"],
+    }  # fmt: skip
+
+
+def birthday_cli(s: dict) -> dict[str, float]:
+    data = calc("birthday", "-n", int(s["n"]), "--bits", int(s["bits"]))
+    return {"space": data["space"], "chance": data["collision_probability"],
+            "pairs": data["expected_colliding_pairs"]}  # fmt: skip
+
+
+def setbit_cli(s: dict) -> dict[str, float]:
+    data = calc("setbit", int(s["offset"]))
+    return {"strlen": data["strlen"], "alloc": data["allocation"],
+            "usage": data["memory_usage"], "first_ms": data["first_write_ms"]}  # fmt: skip
+
+
+#: slug → (page, three settings, the CLI's numbers for a setting, a slider move (control,
+#: position)).
+WIDGETS: dict[str, tuple[str, list[dict], Callable[[dict], dict], tuple[str, float]]] = {
+    "bloom": ("book/bloom-basics.html",
+              [{"n": 1_000_000, "p": 0.001, "load": 2.0}, {"n": 123_457, "p": 0.0372, "load": 1.05},
+               {"n": 10**10, "p": 1e-6, "load": 0.5}],
+              bloom_cli, ("n", 7.3)),
+    "birthday": ("book/birthday-collisions.html",
+                 [{"n": 1000, "bits": 20}, {"n": 100_000, "bits": 32}, {"n": 77_000, "bits": 64}],
+                 birthday_cli, ("n", 4.5)),
+    "setbit": ("book/setbit-offset.html",
+               [{"offset": 1000}, {"offset": 700_000_000}, {"offset": 2**32 - 1}],
+               setbit_cli, ("offset", 6.5)),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def site(request) -> Path:
+    override = os.environ.get("SETLAB_WIDGET_SITE")
+    return Path(override) if override else request.getfixturevalue("fake_book_html")
+
+
+def _kinds(page, slug: str) -> dict[str, tuple[str, str]]:
+    outs = page.locator(f"#widget-{slug} output[data-readout]").all()
+    kinds = {}
+    for out in outs:
+        kinds[out.get_attribute("data-readout")] = (
+            out.get_attribute("data-kind"),
+            out.get_attribute("data-unit"),
+        )
+    return kinds
+
+
+def _check(page, slug: str, expected: dict[str, float], where: str) -> None:
+    shown = drive.readouts(page, slug)
+    kinds = _kinds(page, slug)
+    assert set(shown) == set(expected), where
+    for name, want in expected.items():
+        value, text = shown[name]
+        assert value == pytest.approx(want, rel=1e-8), f"{where}: {name}"
+        assert text == format_value(value, *kinds[name]), f"{where}: {name} written {text!r}"
+
+
+@pytest.mark.parametrize("slug", list(WIDGETS))
+def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, slug):
+    path, settings, cli, (control, position) = WIDGETS[slug]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with serve(site) as base, open_browser() as browser:
+        page = browser.page(1280, 900)
+        page.goto(base + path)
+        drive.ready(page, slug)
+        for setting in settings:
+            drive.set_boxes(page, slug, setting)
+            _check(page, slug, cli(setting), f"{slug} at {setting}")
+        value = drive.move_slider(page, slug, control, position)
+        boxes = {name: float(page.locator(f"#widget-{slug}-{name}").input_value())
+                 for name in settings[-1]}  # fmt: skip
+        assert boxes[control] == value
+        _check(page, slug, cli(boxes), f"{slug} after the {control} slider")
+
+        for width in (1280, 390):
+            for dark in (False, True):
+                shot = browser.page(width, 900, dark)
+                shot.goto(base + path)
+                figure = drive.ready(shot, slug)
+                # the theme's sticky header would cover the figure's top in an element shot
+                shot.add_style_tag(
+                    content=".bd-header, .bd-header-article, .skip-link { visibility: hidden; }"
+                )
+                figure.scroll_into_view_if_needed()
+                theme = "dark" if dark else "light"
+                figure.screenshot(path=str(SHOTS / f"{slug}-{width}-{theme}.png"))
+                box = figure.bounding_box()
+                assert box["width"] <= width, f"{slug} is wider than a {width} px screen"
+        assert browser.outside == []
+        assert browser.errors == []
+
+
+@pytest.mark.parametrize("slug", list(WIDGETS))
+def test_without_the_vega_script_a_widget_is_its_text(site, slug):
+    """A reader whose browser runs no script (or loses the bundle) sees no dead controls: the
+    readouts at the defaults, computed by the models at build time, and the table of settings."""
+    path, *_ = WIDGETS[slug]
+    with serve(site) as base, open_browser() as browser:
+        page = browser.page(1280, 900)
+        page.route("**/setlab-vega.js", lambda route: route.abort())
+        page.goto(base + path)
+        page.wait_for_load_state("networkidle")
+        figure = page.locator(f"#widget-{slug}")
+        assert figure.get_attribute("data-ready") is None
+        assert not figure.locator(".setlab-widget-controls").is_visible()
+        defaults = drive.readouts(page, slug)
+        kinds = _kinds(page, slug)
+        for name, (value, text) in defaults.items():
+            assert text == format_value(value, *kinds[name]) and text != "—", name
+        figure.locator("details summary").click()
+        assert figure.locator("details table").is_visible()
+        controls = figure.locator(".setlab-control").count()
+        assert figure.locator("details tbody tr").count() == controls + len(defaults)
+
+
+def test_switching_the_theme_redraws_the_chart_in_its_colours_keeping_the_settings(site):
+    with serve(site) as base, open_browser() as browser:
+        page = browser.page(1280, 900)
+        page.goto(base + "book/setbit-offset.html")
+        drive.ready(page, "setbit")
+        drive.set_boxes(page, "setbit", {"offset": 5_000_000})
+        before = drive.readouts(page, "setbit")
+        label = "#widget-setbit .setlab-widget-chart svg .role-axis-label text"
+        light = page.eval_on_selector(label, "el => el.getAttribute('fill')")
+        updates = int(page.get_attribute("#widget-setbit", "data-updates"))
+        page.evaluate("document.documentElement.dataset.theme = 'dark'")
+        page.wait_for_function(
+            f"() => Number(document.querySelector('#widget-setbit').dataset.updates) > {updates}"
+        )
+        drive.ready(page, "setbit")
+        assert page.eval_on_selector(label, "el => el.getAttribute('fill')") != light
+        assert drive.readouts(page, "setbit") == before
+        assert page.locator("#widget-setbit-offset").input_value() == "5000000"

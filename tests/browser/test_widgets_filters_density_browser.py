@@ -1,0 +1,159 @@
+"""The cuckoo-load, sharded-Bloom and bytes-per-ID figures in a real browser (Playwright on the
+system Chromium, the book built on the embedded backend): type three settings into the number
+boxes and drag one slider, and check that each number the page shows is what `setlab calc …
+--json` prints for the same setting, written as the page writes numbers; no request may leave
+127.0.0.1 and the widget pages log no console error.
+Screenshots of each widget at 1280 and 390 px, light and dark, go to /tmp/widgets-shots/. The
+controls are driven by tests/support/widget_driver.py. While developing, ``SETLAB_WIDGET_SITE`` names the
+html folder of a mini book with these pages."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from setlab.render.widgets import format_value
+from tests.support import site
+from tests.support import widget_driver as drive
+
+SHOTS = Path("/tmp/widgets-shots")
+#: Seed 002's items, which the sharded figure holds fixed.
+ITEMS = 800_000_000
+
+
+def _calc(*args: str) -> dict:
+    result = subprocess.run([sys.executable, "-m", "setlab", "calc", *args, "--json"],
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    return json.loads(result.stdout)
+
+
+def _cuckoo(s: dict) -> dict:
+    b = 2 ** min(3, max(0, math.floor(math.log2(s["b"]) + 0.5)))  # the nearest simulated b
+    ls = min(18, max(10, 2 * math.floor(s["logslots"] / 2 + 0.5)))
+    d = _calc("cuckoo-load", "-b", str(b), "-f", str(s["f"]), "--slots", f"2^{ls}")
+    return {"cb": d["bucket_size"], "ls": d["log_slots"], "slots": d["slots"],
+            "load": d["first_failure_load"], "bits": d["bits_per_item"],
+            "fpr": d["fpr"]}  # fmt: skip
+
+
+def _sharded(s: dict) -> dict:
+    d = _calc("sharded-bloom", "-n", str(ITEMS), "--shards", f"2^{s['logshards']}",
+              "--capacity", str(s["capacity"]))  # fmt: skip
+    return {"shards": d["shards"], "mean": d["mean_load"], "worst": d["worst_load"], "m": d["m"],
+            "k": d["k"], "total": d["total_bytes"], "worstfpr": d["worst_fpr"],
+            "meanfpr": d["fpr_at_mean"]}  # fmt: skip
+
+
+def _density(s: dict) -> dict:
+    d = _calc("density", "-n", f"10^{s['logn']}", "--range", f"2^{s['logrange']}")
+    short = {"Redis SET": "set", "plain bitmap": "bitmap", "Roaring bitmap": "roaring",
+             "Bloom filter": "bloom", "cuckoo filter": "cuckoo", "HyperLogLog": "hll"}  # fmt: skip
+    out = {"n": d["count"], "range": d["universe"], "density": d["density"]}
+    out.update({short[k]: v for k, v in d["bytes_per_id"].items()})
+    out["pick"] = f"pick at 2^{s['logrange']}: {d['pick']}"
+    return out
+
+
+#: slug → (page, three settings, the CLI's numbers for a setting, a slider move (control,
+#: position in the slider's own units))
+FIGURES = {
+    "cuckoo-load": ("book/cuckoo-kick-chains.html",
+                    [{"b": 2, "f": 8, "logslots": 18}, {"b": 1, "f": 16, "logslots": 10},
+                     {"b": 3, "f": 5, "logslots": 13}], _cuckoo, ("f", 11)),
+    "sharded-bloom": ("book/sharded-bloom.html",
+                      [{"logshards": 10, "capacity": 800_000},
+                       {"logshards": 17, "capacity": 7_630},
+                       {"logshards": 5, "capacity": 123_456}], _sharded, ("capacity", 4.5)),
+    "bytes-per-id": ("book/choosing.html",
+                     [{"logn": 8, "logrange": 32}, {"logn": 6, "logrange": 20},
+                      {"logn": 4, "logrange": 16}], _density, ("logrange", 27)),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def chromium_installed():
+    if site.chromium() is None:
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def book_html(request) -> Path:
+    """The fake-built book; while developing, ``SETLAB_WIDGET_SITE`` names a mini book's html."""
+    override = os.environ.get("SETLAB_WIDGET_SITE")
+    return Path(override) if override else request.getfixturevalue("fake_book_html")
+
+
+def _check(page, slug: str, want: dict, where: str) -> None:
+    shown = drive.readouts(page, slug)
+    for name, value in want.items():
+        if name == "pick":  # the advisor's pick is written in the chart
+            chart = page.locator(f"#widget-{slug} .setlab-widget-chart").inner_text()
+            assert value in chart, where
+            continue
+        out = page.locator(f"#widget-{slug} output[data-readout='{name}']")
+        number, text = shown[name]
+        assert number == pytest.approx(value, rel=1e-9), f"{where}: {name}"
+        written = format_value(
+            value, out.get_attribute("data-kind"), out.get_attribute("data-unit")
+        )
+        assert text == written, f"{where}: {name}"
+
+
+def _boxes(page, slug: str, names) -> dict[str, int]:
+    return {name: int(float(page.locator(f"#widget-{slug}-{name}").input_value()))
+            for name in names}  # fmt: skip
+
+
+@pytest.mark.browser
+@pytest.mark.book
+@pytest.mark.parametrize("slug", list(FIGURES))
+def test_moving_the_controls_shows_what_setlab_calc_prints(chromium_installed, book_html, slug):
+    from tests.support.browser import open_browser
+
+    path, settings, expected_for, (control, position) = FIGURES[slug]
+    with site.serve(book_html) as base, open_browser() as session:
+        page = session.page(1280, 900)
+        page.goto(f"{base}{path}", wait_until="networkidle")
+        drive.ready(page, slug)
+        for setting in settings:
+            drive.set_boxes(page, slug, setting)
+            assert _boxes(page, slug, setting) == setting
+            _check(page, slug, expected_for(setting), f"{slug} at {setting}")
+        # a drag of one slider: the page shows the value it took (log sliders step by 10^0.01)
+        value = drive.move_slider(page, slug, control, position)
+        moved = _boxes(page, slug, settings[-1])
+        assert moved[control] == value
+        _check(page, slug, expected_for(moved), f"{slug} after the {control} slider")
+        assert session.outside == []
+        assert session.errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.book
+def test_screenshots_of_each_widget_light_and_dark(chromium_installed, book_html):
+    from tests.support.browser import open_browser
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with site.serve(book_html) as base, open_browser() as session:
+        for slug, (path, _, _, _) in FIGURES.items():
+            for width in (1280, 390):
+                for dark in (False, True):
+                    # tall enough that the widget fits: a capture beyond the viewport resizes it,
+                    # and Vega redraws its container-wide chart at the wrong width
+                    page = session.page(width, 2400, dark)
+                    page.goto(f"{base}{path}", wait_until="networkidle")
+                    figure = drive.ready(page, slug)
+                    figure.scroll_into_view_if_needed()
+                    box = figure.bounding_box()
+                    assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (slug, width)
+                    theme = "dark" if dark else "light"
+                    figure.screenshot(path=str(SHOTS / f"{slug}-{width}-{theme}.png"))
+                    page.close()
+        assert session.outside == []
+        assert session.errors == []

@@ -1,0 +1,218 @@
+"""Every chapter on the most hostile server a reader could point REDIS_URL at.
+
+One real redis-server that is all of these at once: a password, a confined ACL user for the
+reader with exactly a classroom participant's rules (:func:`setlab.lab.classroom.acl_rules`:
+``~setlab:@student:*``, ``+@all -@dangerous`` and more: no INFO, CONFIG, KEYS, MODULE), who is
+given only a ``REDIS_URL``, as `setlab classroom add` hands it out, 64 MB of
+maxmemory with ``allkeys-lru`` (a full server evicts someone's keys), about 85% full with
+10,000 foreign keys of every type, and no RedisBloom. Each chapter runs as that user, in its own
+kernel. Afterwards:
+
+- no key was evicted (``evicted_keys`` unchanged) and every foreign key's DUMP is unchanged;
+- nothing of the book is left on the server;
+- the password appears in no output;
+- the chapter either completed, or stopped with a setlab message (never a raw traceback).
+
+The acl-user pass is also the classroom's "every chapter as an ACL-confined participant" check:
+the participant's rules on a server that is nearly full is the harder case of the two.
+
+Plus: two simultaneous runs of string-plus-set under one user give the solo results, and a frozen
+server stops each chapter within 20 s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import redis
+
+from setlab.chapters.registry import CHAPTERS
+from setlab.lab import classroom
+from setlab.lab.server import RedisServer
+
+pytestmark = [pytest.mark.live, pytest.mark.book]
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN_PASSWORD = "admin-Zq7-correct-horse"
+PASSWORD = "student-Kx9-battery-staple"
+USER = "student"
+FOREIGN_KEYS = 10_000
+SETLAB_ERRORS = {
+    "SetlabError", "ServerUnavailable", "ServerTimeout", "ServerOutOfMemory", "PermissionDenied",
+    "ReadOnlyServer", "BigAllocationRefused", "ServerError",
+}  # fmt: skip
+
+_RUN = """
+import datetime, json, sys
+sys.path.insert(0, {root!r})
+import jupytext, nbclient
+from tests.support.notebooks import BOOK, outputs_text
+nb = jupytext.read(BOOK / "{slug}.md")
+client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                 resources={{"metadata": {{"path": BOOK}}}})
+result = {{"ok": True}}
+try:
+    client.execute()
+except nbclient.exceptions.CellExecutionError as err:
+    result = {{"ok": False, "ename": err.ename, "evalue": err.evalue}}
+result["text"] = outputs_text(nb)
+waits = []
+for cell in nb.cells:
+    t = cell.get("metadata", {{}}).get("execution", {{}})
+    if "iopub.execute_input" in t and "shell.execute_reply" in t:
+        start, end = (datetime.datetime.fromisoformat(t[k].replace("Z", "+00:00"))
+                      for k in ("iopub.execute_input", "shell.execute_reply"))
+        waits.append((end - start).total_seconds())
+result["slowest_cell_s"] = max(waits, default=0.0)
+print("RESULT" + json.dumps(result))
+"""
+
+
+def _run(slug: str, env: dict[str, str], timeout: int = 600) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUN.format(root=str(ROOT), slug=slug)],
+        env=env, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT")]
+    assert lines, f"{slug}: no result\n{proc.stderr[-3000:]}"
+    result = json.loads(lines[-1][len("RESULT") :])
+    result["all"] = proc.stdout + proc.stderr
+    return result
+
+
+def _fill(admin: redis.Redis) -> None:
+    """10,000 foreign keys of every type, then blobs up to ~85% of maxmemory."""
+    pipe = admin.pipeline(transaction=False)
+    for i in range(FOREIGN_KEYS):
+        kind, key = i % 8, f"app:{i}"
+        if kind == 0:
+            pipe.set(key, os.urandom(300))
+        elif kind == 1:
+            pipe.sadd(key, *range(i, i + 40))
+        elif kind == 2:
+            pipe.hset(key, mapping={f"f{n}": f"value-{i}-{n}" for n in range(10)})
+        elif kind == 3:
+            pipe.rpush(key, *(f"item-{i}-{n}" for n in range(12)))
+        elif kind == 4:
+            pipe.zadd(key, {f"m{n}": n * i for n in range(12)})
+        elif kind == 5:
+            pipe.xadd(key, {"event": str(i)})
+        elif kind == 6:
+            pipe.pfadd(key, *(f"reader-{i}-{n}" for n in range(50)))
+        else:
+            pipe.setbit(key, (i * 37) % 40_000, 1)
+    pipe.execute()
+    limit = int(admin.config_get("maxmemory")["maxmemory"])
+    i = 0
+    while (used := int(admin.info("memory")["used_memory"])) < 0.85 * limit:
+        size = min(32 * 2**10, int(0.85 * limit - used) + 1)
+        admin.set(f"app:blob:{i}", os.urandom(size))
+        i += 1
+    assert int(admin.info("stats")["evicted_keys"]) == 0
+
+
+def _digests(admin: redis.Redis) -> dict[bytes, str]:
+    """SHA-256 of every foreign key's DUMP, read in small batches: a reply buffer counts
+    against maxmemory too, and a big one would make this very server evict."""
+    keys = sorted(k for k in admin.scan_iter(match="app:*", count=1000))
+    digests = {}
+    for start in range(0, len(keys), 20):
+        pipe = admin.pipeline(transaction=False)
+        batch = keys[start : start + 20]
+        for key in batch:
+            pipe.dump(key)
+        digests.update(
+            {k: hashlib.sha256(d).hexdigest() for k, d in zip(batch, pipe.execute(), strict=True)}
+        )
+    assert int(admin.info("stats")["evicted_keys"]) == 0
+    return digests
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    from tests.conftest import _need_redis_server
+
+    _need_redis_server()
+    server = RedisServer.start(
+        module=False, extra_args=["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"]
+    )
+    server.client().config_set("requirepass", ADMIN_PASSWORD)
+    admin = redis.Redis(host=server.host, port=server.port, password=ADMIN_PASSWORD, protocol=2)
+    admin.execute_command("ACL", "SETUSER", USER, *classroom.acl_rules(USER), f">{PASSWORD}")
+    _fill(admin)
+    yield server, admin, _digests(admin)
+    server.stop()
+
+
+def _env(server: RedisServer, user: str = USER, password: str = PASSWORD) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETLAB_")}
+    env["REDIS_URL"] = f"redis://{user}:{password}@127.0.0.1:{server.port}/0"
+    if user != USER:  # a participant has only the URL; its user name is its namespace
+        env["SETLAB_USER"] = USER
+    return env
+
+
+READERS = {
+    # the classroom account: confined to its keys, no INFO/CONFIG/KEYS (setlab cannot see the
+    # server's headroom, so it keeps its own keys small)
+    "acl-user": (USER, PASSWORD),
+    # a reader with every right on the same full server (setlab reads the headroom from INFO)
+    "full-rights": ("default", ADMIN_PASSWORD),
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_a_chapter_on_a_hostile_server_touches_nothing_but_its_own(hostile, slug, reader):
+    server, admin, digests = hostile
+    evicted = int(admin.info("stats")["evicted_keys"])
+    result = _run(slug, _env(server, *READERS[reader]))
+    if not result["ok"]:  # stopped: with one setlab message, not a raw redis-py traceback
+        assert result["ename"] in SETLAB_ERRORS, f"{slug}: {result['ename']}: {result['evalue']}"
+    # a classroom participant keeps its keys small, so every chapter completes, denied commands
+    # falling back to the reference runs
+    assert result["ok"] or reader != "acl-user", f"{slug}: {result['ename']}: {result['evalue']}"
+    assert int(admin.info("stats")["evicted_keys"]) == evicted, f"{slug} caused an eviction"
+    assert list(admin.scan_iter(match="setlab:*")) == [], f"{slug} left keys behind"
+    assert PASSWORD not in result["all"] and ADMIN_PASSWORD not in result["all"]
+    assert _digests(admin) == digests, f"{slug} changed a foreign key"
+
+
+def test_two_runs_of_string_plus_set_under_one_user_give_the_solo_results(hostile):
+    server, admin, _ = hostile
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: _run("string-plus-set", _env(server)), range(2)))
+    for result in results:
+        assert result["ok"], result.get("evalue")
+        assert "gated on SADD's reply: counters off by +0 in total" in result["text"]
+    assert list(admin.scan_iter(match="setlab:*")) == []
+
+
+def test_a_frozen_server_stops_every_chapter_within_20_seconds(tmp_path):
+    from tests.conftest import _need_redis_server
+
+    _need_redis_server()
+    server = RedisServer.start(module=False)
+    os.kill(server.process.pid, signal.SIGSTOP)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SETLAB_")}
+    env["REDIS_URL"] = server.url
+    try:
+        with ThreadPoolExecutor(7) as pool:
+            runs = pool.map(lambda s: _run(s, env, 120), CHAPTERS)
+            results = dict(zip(CHAPTERS, runs, strict=True))
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+        server.stop()
+    for slug, result in results.items():
+        assert not result["ok"], f"{slug} completed against a frozen server"
+        assert result["ename"] == "ServerError" and "cannot reach Redis" in result["evalue"]
+        assert "setlab: cannot reach Redis" in result["text"]  # one line, not a traceback
+        assert result["slowest_cell_s"] < 20, f"{slug} waited {result['slowest_cell_s']:.0f} s"

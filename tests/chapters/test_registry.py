@@ -1,0 +1,137 @@
+"""The claim registry, and the single-source rule: a figure a chapter's prose shows for a claim is
+the same value as that claim's row, because both read one computed figure.
+
+How the rule is kept (see setlab.render.claims):
+- a claim's "ours" is a template over its chapter's figure names, so the verdict table, the
+  errata and the CLI render the same text;
+- a chapter page glues figures only from its module's ``FIGURES`` (``FIGURES.glue()``); a page
+  may glue a value itself only under a ``live-`` name (what this run measured, shown beside the
+  reference, never instead of it);
+- every ``{glue:…}`` role in a page names a glued figure, so nothing is typed where a figure
+  belongs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from setlab.chapters import registry
+from setlab.render.claims import Figures, Verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOK = ROOT / "book"
+
+_ROLE = re.compile(r"\{glue(?::[a-z]+)?\}`([^`]+)`")
+_DIRECTIVE = re.compile(r"^```\{glue(?::[a-z]+)?\} +(\S+)", re.M)
+_GLUE_CALL = re.compile(r"""\bglue\(\s*(?:f?["'])([^"']+)["']""")
+_INCLUDE = re.compile(r"^```\{include\} +(\S+)\s*\n```", re.M)
+
+
+def _page(slug: str) -> str:
+    return (BOOK / f"{slug}.md").read_text()
+
+
+def _glued_in_page(text: str) -> set[str]:
+    return {m.group(1).split("{")[0] for m in _GLUE_CALL.finditer(text)}
+
+
+def test_claim_ids_are_unique_and_every_claim_renders():
+    everything = registry.claims()
+    ids = [c.id for c in everything]
+    assert len(ids) == len(set(ids))
+    for claim in everything:
+        figure = claim.our_figure()
+        assert figure and "{" not in figure, claim.id
+
+
+def test_every_claim_names_a_chapter_in_the_book():
+    toc = (ROOT / "_toc.yml").read_text()
+    for claim in registry.claims():
+        assert f"book/{claim.chapter}" in toc, claim.id
+        assert all(f"book/{other}" in toc for other in claim.also), claim.id
+
+
+def test_errata_lists_every_claim_once_tagged_and_linked_to_its_chapter():
+    from setlab.chapters import errata
+
+    text = registry.errata_markdown()
+    everything = registry.claims()
+    assert text.count('class="errata-row"') == len(everything)
+    for c in everything:
+        tag = f'data-seed="{c.seed}" data-chapter="{c.chapter}" data-verdict="{c.verdict.value}"'
+        assert tag in text, c.id
+        assert f'href="{c.chapter}.html#{quote(c.anchor())}"' in text, c.id
+        assert f'<span id="{c.anchor()}"></span>' in registry.verdict_table(c.chapter), c.id
+        assert quote(c.anchor()) == c.anchor(), f"{c.id}: its anchor needs percent-encoding"
+    filters = errata.filters_html()
+    for seed in {c.seed for c in everything}:
+        assert registry.SEED_TITLES[seed] in filters
+    assert sum(registry.verdict_counts(everything).values()) == len(everything)
+    counts = [int(errata.FIGURES[f"errata-{errata.verdict_slug(v)}"]) for v in Verdict]
+    assert sum(counts) == int(errata.FIGURES["errata-total"]) == len(everything)
+
+
+def test_a_claim_shown_in_another_chapter_is_in_that_chapters_table():
+    for claim in registry.claims():
+        for other in claim.also:
+            assert claim.id in {c.id for c in registry.claims(other)}
+
+
+def test_a_claims_figure_must_be_defined_on_its_chapter():
+    figures = Figures("test-chapter")
+    figures.add("t-one", lambda: "1 B")
+    figures.claim("000-x", "000", "§1", "x", "1 B", "{t-one}", Verdict.CORRECT, "why")
+    with pytest.raises(ValueError, match="undefined figures"):
+        figures.claim("000-y", "000", "§1", "y", "2 B", "{t-two}", Verdict.CORRECT, "why")
+    with pytest.raises(ValueError, match="already defined"):
+        figures.add("t-one", lambda: "again")
+
+
+@pytest.mark.parametrize("slug", registry.CHAPTERS)
+def test_a_chapter_shows_its_verdicts_from_the_registry(slug):
+    text = _page(slug)
+    assert f'registry.verdict_table("{slug}")' in text
+    assert "Claim(" not in text and "Verdict." not in text  # no verdict built in the page
+
+
+@pytest.mark.parametrize("slug", registry.CHAPTERS)
+def test_a_chapter_glues_figures_only_from_its_module(slug):
+    text = _page(slug)
+    figures = registry.figures(slug)
+    assert "FIGURES.glue()" in text, "the page must glue its module's figures"
+    own = {name for name in _glued_in_page(text) if not name.startswith("live-")}
+    assert own == set(), f"{slug} glues figures of its own instead of its module's: {own}"
+    shown = set(_ROLE.findall(text)) | set(_DIRECTIVE.findall(text))
+    missing = {n for n in shown if n not in figures and n not in _glued_in_page(text)}
+    assert missing == set(), f"{slug} shows figures nobody glues: {missing}"
+
+
+@pytest.mark.parametrize("slug", registry.CHAPTERS)
+def test_every_figure_a_claim_uses_is_one_the_chapter_computes(slug):
+    figures = registry.figures(slug)
+    for claim in figures.claims:
+        assert set(claim.figure_names()) <= set(figures.names()), claim.id
+        rendered = claim.our_figure() + " " + claim.reason()
+        for name in claim.figure_names():
+            assert figures[name] in rendered  # the row shows the figure's one value
+
+
+def _with_includes(text: str) -> str:
+    return _INCLUDE.sub(lambda m: (BOOK / m.group(1)).read_text(), text)
+
+
+@pytest.mark.parametrize("page", sorted(registry.PAGES))
+def test_a_page_that_is_not_a_chapter_glues_figures_only_from_its_module(page):
+    text = _with_includes(_page(page))
+    figures = registry.page_figures(page)
+    assert "FIGURES.glue()" in text, "the page must glue its module's figures"
+    own = {name for name in _glued_in_page(text) if not name.startswith("live-")}
+    assert own == set(), f"{page} glues figures of its own instead of its module's: {own}"
+    shown = set(_ROLE.findall(text)) | set(_DIRECTIVE.findall(text))
+    assert shown, f"{page} shows no figure"
+    missing = shown - set(figures.names())
+    assert missing == set(), f"{page} shows figures its module does not compute: {missing}"

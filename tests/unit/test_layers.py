@@ -1,0 +1,69 @@
+"""The package's layers: imports only point down, and the pure models stay pure.
+
+The contract lives in pyproject.toml (``[tool.importlinter]``); import-linter checks it on the
+real package here, and on a copy with one forbidden import added, to prove the check can fail.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "setlab"
+LINT = [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+        "sys.exit(lint_imports_command())"]  # fmt: skip
+HEAVY = ("redis", "fakeredis", "matplotlib")
+
+
+def _lint(src: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*LINT, "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
+        cwd=src.parent,
+        env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_the_layer_contract_holds():
+    result = _lint(ROOT / "src")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 kept, 0 broken" in result.stdout
+
+
+def test_the_layer_contract_fails_when_a_model_imports_the_lab(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE, src / "setlab", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    model = src / "setlab" / "models" / "bloom.py"
+    model.write_text(model.read_text() + "\nfrom setlab.lab import backend  # noqa\n")
+    result = _lint(src)
+    assert result.returncode != 0
+    assert "setlab.models.bloom -> setlab.lab.backend" in result.stdout
+
+
+def _models() -> list[str]:
+    return sorted(
+        f"setlab.models.{p.stem}" for p in (PACKAGE / "models").glob("*.py") if p.stem != "__init__"
+    )
+
+
+@pytest.mark.parametrize("module", _models())
+def test_importing_a_model_loads_no_redis_client_and_no_plotting(module):
+    code = f"import sys, {module}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_no_module_is_over_600_lines():
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 600
+    }
+    assert long == {}

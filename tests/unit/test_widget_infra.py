@@ -1,0 +1,143 @@
+"""The interactive-figure machinery (setlab.render.widgets): Vega evaluates what Python computes,
+the HTML a browser test reads, the text fallback, and the Sphinx extension's bundle."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import altair as alt
+import pytest
+
+from setlab.models import bitmap
+from setlab.render import widgets
+from setlab.render.widgets import Control, Readout, Widget
+
+
+def _demo() -> Widget:
+    chart = alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q")
+    breaks = [1, 9, 129, 161]
+    return Widget(
+        "demo", "Demo", chart,
+        [Control("n", "items", 1e6, 1e3, 1e10, log=True, integer=True),
+         Control("s", "size", 100, 1, 1000, integer=True)],
+        [Readout("half", "half", "n / 2", lambda s: s["n"] / 2, kind="int"),
+         Readout("cls", "class", widgets.step_expr("s", breaks, [8, 16, 144, 160]),
+                 lambda s: bitmap.jemalloc_size_class(s["s"]) if s["s"] <= 160 else 160,
+                 kind="bytes")],
+        "A demo.", "formula", [{"n": 5e9, "s": 3}],
+    )  # fmt: skip
+
+
+def test_vega_evaluates_readouts_at_the_settings_asked():
+    got = widgets.evaluate_in_vega(_demo(), {"n": 4000, "s": 150})
+    assert got == {"half": 2000.0, "cls": 144.0}
+
+
+def test_evaluating_an_unknown_control_is_refused():
+    with pytest.raises(ValueError, match="zz"):
+        widgets.evaluate_in_vega(_demo(), {"zz": 1})
+
+
+@pytest.mark.parametrize("x", [0.5, 1, 2, 3.7, 10, 55, 99.9, 100, 1e4])
+def test_interp_expr_in_vega_matches_interpolate_in_python(x):
+    xs, ys = [1, 10, 100], [5.0, 50.0, 20.0]
+    w = Widget(
+        "i", "I", alt.Chart(alt.Data(values=[{}])).mark_point(),
+        [Control("x", "x", 1, 0.1, 1e5, log=True)],
+        [Readout("y", "y", widgets.interp_expr("x", xs, ys),
+                 lambda s: widgets.interpolate(s["x"], xs, ys))],
+        "c", "stored",
+    )  # fmt: skip
+    assert widgets.evaluate_in_vega(w, {"x": x})["y"] == pytest.approx(
+        widgets.interpolate(x, xs, ys), rel=1e-12
+    )
+
+
+def test_step_expr_picks_the_step_each_side_of_every_break():
+    breaks, values = [0, 10, 20, 30, 40], [1, 2, 3, 4, 5]
+    expr = widgets.step_expr("v", breaks, values)
+    w = Widget(
+        "s", "S", alt.Chart(alt.Data(values=[{}])).mark_point(),
+        [Control("v", "v", 0, -5, 50)], [Readout("y", "y", expr, lambda s: 0)], "c", "grid",
+    )  # fmt: skip
+    for b, want in zip(breaks, values, strict=True):
+        assert widgets.evaluate_in_vega(w, {"v": b})["y"] == want
+        assert widgets.evaluate_in_vega(w, {"v": b - 0.5})["y"] == (want - 1 if b else 1)
+
+
+def test_html_has_a_number_box_beside_every_slider_and_readable_outputs():
+    page = _demo().html()
+    assert page.count('type="range"') == 2 and page.count('type="number"') == 2
+    assert 'id="widget-demo-half"' in page and 'data-readout="half"' in page
+    # the initial text is the model's value at the defaults, as the fallback writes it
+    assert 'data-value="500000.0">500,000</output>' in page
+    spec = json.loads(re.search(r'class="setlab-widget-spec">(.*?)</script>', page).group(1))
+    names = [p["name"] for p in spec["params"]]
+    assert names == ["n", "s", "half", "cls"]
+    assert all("bind" not in p for p in spec["params"])  # the page binds its own inputs
+
+
+def test_fallback_table_has_the_defaults_first_then_the_other_settings():
+    rows = _demo().rows()
+    assert [r["n"] for r in rows] == [1e6, 5e9]
+    assert rows[1]["s"] == 3 and rows[1]["half"] == 2.5e9
+    table = _demo().fallback_html()
+    # one column per setting, one row per control and readout (plus the header)
+    assert table.count("<tr>") == 5 and table.count('<th scope="col">') == 2
+    assert "<td>500,000</td><td>2,500,000,000</td>" in table
+
+
+def test_jupyterlab_gets_vega_lite_with_bound_inputs_and_the_book_gets_html(monkeypatch):
+    monkeypatch.delenv(widgets.STATIC_ENV, raising=False)
+    bundle = _demo()._repr_mimebundle_()
+    spec = bundle[widgets.VEGALITE_MIME]
+    assert {p["name"]: "bind" in p for p in spec["params"]} == {
+        "n": True, "s": True, "half": False, "cls": False}  # fmt: skip
+    import vl_convert
+
+    bound = {s["name"] for s in vl_convert.vegalite_to_vega(spec)["signals"] if "bind" in s}
+    assert bound == {"n", "s"}  # Vega-Lite compiles the bindings JupyterLab will show
+    monkeypatch.setenv(widgets.STATIC_ENV, "static")
+    assert "setlab-widget" in _demo()._repr_mimebundle_()["text/html"]
+
+
+def test_spec_compiles_in_vega_lite():
+    import vl_convert
+
+    vega = vl_convert.vegalite_to_vega(_demo().spec())
+    assert {s["name"] for s in vega["signals"]} >= {"n", "s", "half", "cls"}
+
+
+@pytest.mark.parametrize(
+    ("value", "kind", "text"),
+    [(1234567, "int", "1,234,567"), (1536, "bytes", "1.5 KiB"), (0.0123, "percent", "1.23%"),
+     (2.5e-7, "rate", "2.50e-07"), (0.05, "rate", "0.05"), (math.inf, "number", "—")],
+)  # fmt: skip
+def test_format_value_writes_readouts_as_the_page_does(value, kind, text):
+    assert widgets.format_value(value, kind) == text
+
+
+def test_bad_controls_and_readouts_are_refused():
+    with pytest.raises(ValueError, match="value of control"):
+        Control("n", "n", 0, 1, 10)
+    with pytest.raises(ValueError, match="log control"):
+        Control("n", "n", 1, 0, 10, log=True)
+    with pytest.raises(ValueError, match="kind"):
+        Readout("r", "r", "1", lambda s: 1, kind="furlongs")
+    with pytest.raises(ValueError, match="name"):
+        Readout("Bad-Name", "r", "1", lambda s: 1)
+
+
+def test_the_bundle_carries_vega_embed_and_loads_nothing_from_a_cdn():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[2] / "book" / "_ext" / "setlab_vega.py"
+    spec = importlib.util.spec_from_file_location("setlab_vega", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = module.bundle_text()
+    assert "vegaEmbed" in text
+    assert f"vega-lite {module.vega_lite_version()}," in text.splitlines()[0]
