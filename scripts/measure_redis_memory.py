@@ -3,7 +3,8 @@
 Writes src/setlab/data/redis-memory.json (chapter "What a Redis SET really costs"),
 src/setlab/data/hyperloglog-reference.json (chapter "HyperLogLog") and
 src/setlab/data/roaring-reference.json (chapter "Roaring containers"), which those chapters show to
-readers on the embedded backend, and which tests/chapters/test_redis_memory.py checks the model against.
+readers on the embedded backend, and which tests/chapters/test_redis_memory.py checks the model
+against.
 Rerun it on your own machine (it starts a private redis-server):
 
     .venv/bin/python scripts/measure_redis_memory.py [--only sets|hll|roaring]

@@ -5,8 +5,10 @@ A page fails on a Python traceback or error output, a missing image, or a broken
 Math must be typeset offline. Light and dark screenshots of every page, at 1280 and 390 px, are
 saved (path printed) for a look by eye.
 
-Then each page is measured in the browser (tests/support/site_measure.js) at 1280 px light, 1280 px dark
-and 390 px, and fails on what makes it hard to read (tests/support/site.py says how each is measured):
+Then each page is measured in the browser (tests/support/site_measure.js) at 1280 px light, 1280 px
+dark
+and 390 px, and fails on what makes it hard to read (tests/support/site.py says how each is
+measured):
 a table or code line that sticks out of the column, or scrolls without a visible hint, or (at
 1280) code wider than the column; a figure whose smallest text is under 11 px on screen, a blurry
 PNG, or alt text that is a file name; a verdict colour under 4.5:1 contrast in either mode.

@@ -2,8 +2,10 @@
 is reported by the check that guards it, and a page without the defect passes.
 
 The pages here are plain HTML with the structure the theme gives a chapter (an
-``article.bd-article`` column); tests/support/site_measure.js measures them in headless Chromium just as
-it measures the built book in tests/browser/test_site.py. Runs with the site test (``make test``), not
+``article.bd-article`` column); tests/support/site_measure.js measures them in headless Chromium
+just as
+it measures the built book in tests/browser/test_site.py. Runs with the site test (``make test``),
+not
 in ``make check``.
 """
 

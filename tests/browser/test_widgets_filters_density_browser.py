@@ -4,7 +4,8 @@ boxes and drag one slider, and check that each number the page shows is what `se
 --json` prints for the same setting, written as the page writes numbers; no request may leave
 127.0.0.1 and the widget pages log no console error.
 Screenshots of each widget at 1280 and 390 px, light and dark, go to /tmp/widgets-shots/. The
-controls are driven by tests/support/widget_driver.py. While developing, ``SETLAB_WIDGET_SITE`` names the
+controls are driven by tests/support/widget_driver.py. While developing, ``SETLAB_WIDGET_SITE``
+names the
 html folder of a mini book with these pages."""
 
 from __future__ import annotations

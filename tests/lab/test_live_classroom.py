@@ -10,7 +10,8 @@ Then enforced by the server, on a class server made by ``setlab classroom``
 reaches across the class; ``setlab.connect()`` needs nothing but the participant's URL; three
 participants run a chapter at once and draw every figure the embedded run draws; the guard
 holds; the monitor reports who is connected and what each namespace holds; no password reaches
-a log. Every chapter executing as a participant is tests/chapters/test_live_hostile.py's acl-user pass:
+a log. Every chapter executing as a participant is tests/chapters/test_live_hostile.py's acl-user
+pass:
 the participant's rules (:func:`setlab.lab.classroom.acl_rules`, URL only) on a server that is
 also nearly full and evicting, the harder case.
 """

@@ -12,7 +12,8 @@ of any sub-filter, newest first; kicks happen only in the newest; ``CF.INFO`` "S
 ``40 + 16 · filters + slots`` bytes (:func:`info_size`).
 
 These two functions are the one source of RedisBloom's cuckoo sizing (the calculator uses them
-too). ``tests/lab/test_live_redisbloom.py`` checks the model against ``CF.INFO``, ``CF.SCANDUMP`` and
+too). ``tests/lab/test_live_redisbloom.py`` checks the model against ``CF.INFO``, ``CF.SCANDUMP``
+and
 the module's replies; the commands themselves are in :mod:`setlab.lab.cuckoo_runs`.
 """
 
