@@ -1,8 +1,14 @@
-"""Shared fixtures: a private real redis-server for live tests, the embedded lab for the rest.
+"""Shared fixtures: a private real redis-server for live tests, the embedded lab for the rest,
+the book built on the embedded backend, and the one browser.
 
 Live tests start their own server on a free loopback port (never 6379) through setlab.lab.server.
 Where no redis-server is installed they are skipped — unless SETLAB_REQUIRE_LIVE=1 (CI sets it),
-which turns the skip into a failure so a missing server can never pass silently.
+which turns the skip into a failure so a missing server can never pass silently. The browser
+tests skip without Chromium unless SETLAB_REQUIRE_BROWSER=1 (CI sets it too).
+
+Figures: this process computes every figure afresh (a test checks a figure against an oracle,
+not against a cache); the kernels and builds it starts share the checkout's figure cache and
+execution cache under ``_build/.cache`` (``make test-fresh`` empties them).
 """
 
 from __future__ import annotations
@@ -13,9 +19,16 @@ import pytest
 
 import setlab
 import setlab.lab.backend  # live_lab patches it, whatever else a test module imports
+from setlab.core import figure_cache
 from setlab.lab.server import RedisServer, find_redis_server
+from tests.support.notebooks import FIGURE_CACHE
+from tests.support.site import chromium
 
 REQUIRE_LIVE = os.environ.get("SETLAB_REQUIRE_LIVE", "").lower() in {"1", "true", "yes"}
+REQUIRE_BROWSER = os.environ.get("SETLAB_REQUIRE_BROWSER", "").lower() in {"1", "true", "yes"}
+
+figure_cache.disable()
+os.environ.setdefault(figure_cache.CACHE_ENV, str(FIGURE_CACHE))
 #: seconds a test may take before pytest-timeout fails it: 15 min for most (pyproject), an hour
 #: for the book builds and the chapter runs, which take minutes on a loaded 2-core machine
 BOOK_TIMEOUT_S = 3600
@@ -25,6 +38,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("book") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(BOOK_TIMEOUT_S))
+
+
+def need_chromium() -> None:
+    """Skip (or, with SETLAB_REQUIRE_BROWSER=1, fail) when the system Chromium is missing."""
+    if chromium() is not None:
+        return
+    if REQUIRE_BROWSER:
+        pytest.fail("SETLAB_REQUIRE_BROWSER=1 but chromium is not installed")
+    pytest.skip("chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture(scope="session")
+def browser_session():
+    """The one Playwright Chromium of this test process (module fixtures may hold it)."""
+    from tests.support.browser import open_browser
+
+    need_chromium()
+    with open_browser() as session:
+        yield session
+
+
+@pytest.fixture
+def browser(browser_session):
+    """The shared browser for one test: no page open, nothing seen yet."""
+    browser_session.reset()
+    yield browser_session
+    browser_session.reset()
 
 
 def _need_redis_server() -> None:

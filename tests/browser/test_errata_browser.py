@@ -21,14 +21,10 @@ from bs4 import BeautifulSoup
 
 from setlab.chapters import registry
 from setlab.render.claims import Verdict
-from tests.support.browser import open_browser
-from tests.support.site import chromium, serve
+from tests.support import site as reader
+from tests.support.site import serve
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.book,
-    pytest.mark.skipif(chromium() is None, reason="needs the system chromium"),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.book]
 SHOTS = Path(os.environ.get("SETLAB_SHOTS", "/tmp/errata-shots"))
 PAGE = "book/errata.html"
 
@@ -78,7 +74,7 @@ def test_every_row_links_to_its_claims_row_in_the_chapter(site):
         assert pages[name].find(id=unquote(target.fragment)), a["href"]
 
 
-def test_filters_show_exactly_the_chosen_claims_offline_and_without_errors(site):
+def test_filters_show_exactly_the_chosen_claims_offline_and_without_errors(site, browser):
     everything = {c.id for c in registry.claims()}
     choices = [{"seed": s} for s in sorted({c.seed for c in registry.claims()})]
     choices += [{"chapter": ch} for ch in ("setbit-offset", "nk-vs-m-saturation", "hyperloglog")]
@@ -86,7 +82,7 @@ def test_filters_show_exactly_the_chosen_claims_offline_and_without_errors(site)
     choices += [{"seed": "000", "verdict": Verdict.WRONG.value}]
     choices += [{"seed": "003", "verdict": Verdict.NOT_JUDGED.value}]  # no verdict, its own option
     choices += [{"seed": "004", "chapter": "hyperloglog"}]  # nothing matches: an empty table
-    with serve(site) as base, open_browser() as browser:
+    with serve(site) as base:
         page = browser.page(1280, 900)
         page.goto(base + PAGE)
         page.wait_for_selector("#errata-filters:not([hidden])")
@@ -105,11 +101,10 @@ def test_filters_show_exactly_the_chosen_claims_offline_and_without_errors(site)
         assert set(_visible(page)) == everything
 
         SHOTS.mkdir(parents=True, exist_ok=True)
+        shot = page
         for width in (1280, 390):
             for dark in (False, True):
-                shot = browser.page(width, 900, dark)
-                shot.goto(base + PAGE)
-                shot.wait_for_selector("#errata-filters:not([hidden])")
+                reader.view(shot, width, dark, height=900)
                 shot.select_option("#errata-verdict", Verdict.WRONG.value)
                 shot.locator("#errata-filters").scroll_into_view_if_needed()
                 theme = "dark" if dark else "light"

@@ -158,37 +158,27 @@ _CARD_BOX = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def chromium_installed():
-    if site.chromium() is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-
-
 @pytest.mark.browser
 @pytest.mark.book
-def test_the_card_is_above_the_fold_at_1280_and_fits_a_phone(chromium_installed, fake_book_html):
-    from tests.support.browser import open_browser
-
+def test_the_card_is_above_the_fold_at_1280_and_fits_a_phone(browser, fake_book_html):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with site.serve(fake_book_html) as base, open_browser() as session:
+    with site.serve(fake_book_html) as base:
+        page = browser.page()
+        site.load(page, f"{base}book/index.html")
         for dark in (False, True):
             suffix = "-dark" if dark else ""
-            page = session.page(1280, 800, dark)
-            page.goto(f"{base}book/index.html", wait_until="networkidle")
+            site.view(page, 1280, dark, height=800)
             wide = page.evaluate(_CARD_BOX)
             page.screenshot(path=str(SHOTS / f"index-1280{suffix}.png"))
-            page.close()
             assert wide is not None, "no decision card on the front page"
             assert wide["top"] < 800 - 100, f"the card starts at {wide['top']:.0f} px"
             assert wide["lastRow"] < 800, f"the card's last row starts at {wide['lastRow']:.0f} px"
-            phone = session.page(390, 844, dark)
-            phone.goto(f"{base}book/index.html", wait_until="networkidle")
-            narrow = phone.evaluate(_CARD_BOX)
-            phone.screenshot(path=str(SHOTS / f"index-390{suffix}.png"), full_page=True)
-            phone.close()
+            site.view(page, 390, dark, height=844)
+            narrow = page.evaluate(_CARD_BOX)
+            page.screenshot(path=str(SHOTS / f"index-390{suffix}.png"), full_page=True)
             assert narrow["pageWidth"] <= narrow["viewWidth"] == 390, narrow
             assert narrow["right"] <= 390 and narrow["cellsRight"] <= narrow["right"] + 0.5, narrow
-        assert session.outside == []
+        assert browser.outside == []
 
 
 def _pdf_pages(pdf: bytes) -> int:
@@ -197,13 +187,11 @@ def _pdf_pages(pdf: bytes) -> int:
 
 @pytest.mark.browser
 @pytest.mark.book
-def test_the_handout_prints_on_at_most_two_pages(chromium_installed, fake_book_html):
-    from tests.support.browser import open_browser
-
+def test_the_handout_prints_on_at_most_two_pages(browser, fake_book_html):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with site.serve(fake_book_html) as base, open_browser() as session:
-        page = session.page(1280, 800)
-        page.goto(f"{base}book/handout.html", wait_until="networkidle")
+    with site.serve(fake_book_html) as base:
+        page = browser.page(1280, 800)
+        site.load(page, f"{base}book/handout.html")
         page.emulate_media(media="print")
         hidden = page.evaluate(
             "() => ['.bd-sidebar-primary', '.bd-header'].map(s => document.querySelector(s))"
@@ -217,4 +205,4 @@ def test_the_handout_prints_on_at_most_two_pages(chromium_installed, fake_book_h
             assert 1 <= _pdf_pages(pdf) <= 2, f"{_pdf_pages(pdf)} pages on {paper}"
         page.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 dpi
         page.screenshot(path=str(SHOTS / "handout-print.png"), full_page=True)
-        assert session.outside == []
+        assert browser.outside == []

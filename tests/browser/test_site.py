@@ -1,112 +1,120 @@
-"""The built site as a reader sees it, in headless Chromium.
+"""The built site as a reader sees it, in the tests' one headless Chromium.
 
-Every page of the embedded-backend build is served on localhost and opened in Debian's chromium.
+Every page of the embedded-backend build is served on localhost and loaded once; its viewport and
+colour scheme are then switched in place: 1280 px light, 1280 px dark, 390 px light, 390 px dark.
 A page fails on a Python traceback or error output, a missing image, or a broken internal link.
-Math must be typeset offline. Light and dark screenshots of every page, at 1280 and 390 px, are
-saved (path printed) for a look by eye.
+Math must be typeset offline. A screenshot of every page in each of the four views is saved (path
+printed) for a look by eye.
 
-Then each page is measured in the browser (tests/support/site_measure.js) at 1280 px light, 1280 px
-dark
-and 390 px, and fails on what makes it hard to read (tests/support/site.py says how each is
-measured):
-a table or code line that sticks out of the column, or scrolls without a visible hint, or (at
-1280) code wider than the column; a figure whose smallest text is under 11 px on screen, a blurry
-PNG, or alt text that is a file name; a verdict colour under 4.5:1 contrast in either mode.
-tests/browser/test_site_checks.py shows each check failing on a page made with that defect.
+Each page is measured in the browser (tests/support/site_measure.js) at 1280 px light, 1280 px
+dark and 390 px light, and fails on what makes it hard to read (tests/support/site.py says how
+each is measured): a table or code line that sticks out of the column, or scrolls without a
+visible hint, or (at 1280) code wider than the column; a figure whose smallest text is under
+11 px on screen, a blurry PNG, or alt text that is a file name; a verdict colour under 4.5:1
+contrast in either mode. tests/browser/test_site_checks.py shows each check failing on a page
+made with that defect. No page may log a console error or ask for anything off the machine.
 """
 
 from __future__ import annotations
 
-import os
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
 from setlab.chapters.registry import CHAPTERS
 from tests.support import site
 
-pytestmark = pytest.mark.book
+pytestmark = [pytest.mark.book, pytest.mark.browser]
 
-REQUIRE_BROWSER = os.environ.get("SETLAB_REQUIRE_BROWSER", "").lower() in {"1", "true", "yes"}
+#: (width in CSS px, dark)
+VIEWS = [(1280, False), (1280, True), (390, False), (390, True)]
+
+
+@dataclass
+class Visit:
+    """What one page showed: its DOM at 1280 px light, a measurement per view, its errors."""
+
+    dom: str
+    measured: dict[tuple[int, bool], dict] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if site.chromium() is None:
-        if REQUIRE_BROWSER:
-            pytest.fail("SETLAB_REQUIRE_BROWSER=1 but chromium is not installed")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-
-
-def test_every_page_renders_without_errors_images_or_broken_links(browser, fake_book_html):
-    pages = sorted((fake_book_html / "book").glob("*.html"))
-    assert len(pages) >= 5
-    shots = fake_book_html.parent / "screenshots"
+def visits(browser_session, fake_book_html):
+    """Every page loaded once and seen in every view; and the requests that left the machine."""
+    html = fake_book_html
+    shots = html.parent / "screenshots"
     shots.mkdir(exist_ok=True)
-    report = {}
-    with site.serve(fake_book_html) as base:
-        for page in pages:
-            url = f"{base}book/{page.name}"
-            dom = site.rendered_dom(url)
-            assert "<main" in dom, f"{page.name} did not render"
-            found = site.problems(page, fake_book_html, dom)
-            link = dom.find('class="setlab-download"')
-            if page.stem in CHAPTERS and link < 0:
-                found.append("no link to the downloadable notebook")
-            elif page.stem in CHAPTERS and link < dom.find("<h1"):
-                found.append("the download link sits above the chapter's title")
-            elif page.stem not in CHAPTERS and link >= 0:
-                found.append("a download link on a page that is not a chapter")
-            if "math notranslate" in page.read_text() and "mjx-container" not in dom:
-                found.append("math was not typeset (MathJax did not load)")
-            if found:
-                report[page.name] = found
-            for width, suffix in ((1280, ""), (390, "-390")):
-                name = f"{page.stem}{suffix}"
-                site.screenshot(url, shots / f"{name}.png", width=width)
-                site.screenshot(url, shots / f"{name}-dark.png", dark=True, width=width)
+    browser_session.reset()
+    seen: dict[Path, Visit] = {}
+    with site.serve(html) as base:
+        page = browser_session.page()
+        for path in [*sorted((html / "book").glob("*.html")), html / "index.html"]:
+            before = len(browser_session.errors)
+            site.load(page, base + path.relative_to(html).as_posix())
+            visit = seen[path] = Visit(site.rendered_dom(page))
+            for width, dark in VIEWS:
+                site.view(page, width, dark)
+                if path.parent.name != "book":
+                    continue  # the root index.html only redirects to book/index.html
+                visit.measured[(width, dark)] = site.measure(page)
+                suffix = ("" if width == 1280 else f"-{width}") + ("-dark" if dark else "")
+                site.screenshot(page, shots / f"{path.stem}{suffix}.png")
+            site.view(page)
+            visit.errors = browser_session.errors[before:]
+        outside = list(browser_session.outside)
     print(f"screenshots: {shots}")
-    assert report == {}
+    browser_session.reset()
+    return html, seen, outside
 
 
-def test_every_page_fits_its_column_with_legible_figures_and_contrast(browser, fake_book_html):
-    pages = sorted((fake_book_html / "book").glob("*.html"))
+def test_every_page_renders_without_errors_images_or_broken_links(visits):
+    html, seen, _ = visits
+    pages = {path: visit for path, visit in seen.items() if path.parent.name == "book"}
+    assert len(pages) >= 5
     report = {}
-    with site.serve(fake_book_html) as base:
-        for page in pages:
-            url = f"{base}book/{page.name}"
-            found = []
-            light = site.measure(url, width=1280)
-            found += site.layout_problems(light, wide=True)
-            found += site.figure_problems(page, light)
-            found += site.contrast_problems(light)
-            dark = site.measure(url, width=1280, dark=True)
-            found += site.contrast_problems(dark)
-            phone = site.measure(url, width=390)
-            found += [f"at 390 px: {p}" for p in site.layout_problems(phone, wide=False)]
-            if found:
-                report[page.name] = found
+    for page, visit in pages.items():
+        dom = visit.dom
+        assert "<main" in dom, f"{page.name} did not render"
+        found = site.problems(page, html, dom)
+        link = dom.find('class="setlab-download"')
+        if page.stem in CHAPTERS and link < 0:
+            found.append("no link to the downloadable notebook")
+        elif page.stem in CHAPTERS and link < dom.find("<h1"):
+            found.append("the download link sits above the chapter's title")
+        elif page.stem not in CHAPTERS and link >= 0:
+            found.append("a download link on a page that is not a chapter")
+        if "math notranslate" in page.read_text() and "mjx-container" not in dom:
+            found.append("math was not typeset (MathJax did not load)")
+        if found:
+            report[page.name] = found
     assert report == {}
 
 
-def test_no_page_logs_a_console_error_or_asks_for_anything_off_the_machine(browser, fake_book_html):
-    """Every page, light and dark, in Chromium under Playwright: zero console errors (the theme
-    once logged two on every page: a doubled ``const THEBE_JS_URL`` and an empty default mode)
-    and zero requests to anything but 127.0.0.1 (the site works offline)."""
-    from tests.support.browser import open_browser
+def test_every_page_fits_its_column_with_legible_figures_and_contrast(visits):
+    _, seen, _ = visits
+    report = {}
+    for page, visit in seen.items():
+        if page.parent.name != "book":
+            continue
+        light, dark, phone = (visit.measured[v] for v in VIEWS[:3])
+        found = site.layout_problems(light, wide=True)
+        found += site.figure_problems(page, light)
+        found += site.contrast_problems(light)
+        found += site.contrast_problems(dark)
+        found += [f"at 390 px: {p}" for p in site.layout_problems(phone, wide=False)]
+        assert light["theme"] == "light" and dark["theme"] == "dark", page.name
+        if found:
+            report[page.name] = found
+    assert report == {}
 
-    pages = [*sorted((fake_book_html / "book").glob("*.html")), fake_book_html / "index.html"]
-    errors: dict[str, list[str]] = {}
-    with site.serve(fake_book_html) as base, open_browser() as session:
-        for path in pages:
-            url = base + path.relative_to(fake_book_html).as_posix()
-            for dark in (False, True):
-                before = len(session.errors)
-                page = session.page(dark=dark)
-                page.goto(url, wait_until="load")
-                page.wait_for_timeout(300)
-                page.close()
-                if len(session.errors) > before:
-                    errors[f"{path.name} ({'dark' if dark else 'light'})"] = session.errors[before:]
-        outside = list(session.outside)
+
+def test_no_page_logs_a_console_error_or_asks_for_anything_off_the_machine(visits):
+    """Every page, in every view, and the root index.html: zero console errors (the theme once
+    logged two on every page: a doubled ``const THEBE_JS_URL`` and an empty default mode) and
+    zero requests to anything but 127.0.0.1 (the site works offline)."""
+    _, seen, outside = visits
+    errors = {f"{p.parent.name}/{p.name}": v.errors for p, v in seen.items() if v.errors}
     assert errors == {}
     assert outside == []

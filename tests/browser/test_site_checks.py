@@ -2,11 +2,10 @@
 is reported by the check that guards it, and a page without the defect passes.
 
 The pages here are plain HTML with the structure the theme gives a chapter (an
-``article.bd-article`` column); tests/support/site_measure.js measures them in headless Chromium
-just as
-it measures the built book in tests/browser/test_site.py. Runs with the site test (``make test``),
-not
-in ``make check``.
+``article.bd-article`` column, a ``data-theme`` that follows ``prefers-color-scheme``);
+tests/support/site_measure.js measures them in the tests' one browser just as it measures the
+built book in tests/browser/test_site.py. Runs with the site test (``make test``), not in
+``make check``.
 """
 
 from __future__ import annotations
@@ -19,7 +18,11 @@ from tests.support import site
 
 pytestmark = [pytest.mark.browser, pytest.mark.book]
 
-HEAD = """<!doctype html><html><head><meta charset="utf-8"><style>
+HEAD = """<!doctype html><html><head><meta charset="utf-8"><script>
+const dark = matchMedia("(prefers-color-scheme: dark)");
+const follow = () => { document.documentElement.dataset.theme = dark.matches ? "dark" : "light"; };
+follow(); dark.onchange = follow;
+</script><style>
 body { margin: 0; font: 16px sans-serif; background: #fff; color: #222; }
 html[data-theme="dark"] body { background: #121212; color: #ddd; }
 article.bd-article { width: 720px; padding: 0 16px; }
@@ -43,9 +46,7 @@ def _page(root: Path, name: str, body: str, extra_css: str = "") -> None:
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory):
-    if site.chromium() is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+def pages(tmp_path_factory, browser_session):
     root = tmp_path_factory.mktemp("site-checks")
     images = root / "_images"
     images.mkdir()
@@ -88,12 +89,16 @@ def pages(tmp_path_factory):
     _page(root, "light-contrast", '<span class="verdict-right">correct</span>',
           ".verdict-right { color: #7ee787; }")  # fmt: skip
     with site.serve(root) as base:
-        yield root, base
+        browser_session.reset()
+        yield root, base, browser_session.page()
+        browser_session.reset()
 
 
 def _problems(pages, name: str, width: int = 1280, dark: bool = False) -> list[str]:
-    root, base = pages
-    seen = site.measure(f"{base}book/{name}.html", width=width, dark=dark)
+    root, base, page = pages
+    site.load(page, f"{base}book/{name}.html")
+    site.view(page, width, dark)
+    seen = site.measure(page)
     found = site.layout_problems(seen, wide=width >= 1000) + site.contrast_problems(seen)
     if width >= 1000:
         found += site.figure_problems(root / "book" / f"{name}.html", seen)

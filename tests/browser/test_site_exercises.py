@@ -16,7 +16,6 @@ import pytest
 from bs4 import BeautifulSoup
 
 from tests.support import site
-from tests.support.browser import open_browser
 
 pytestmark = [pytest.mark.book, pytest.mark.browser]
 
@@ -86,12 +85,12 @@ def _states(prose: str, value: str) -> bool:
     return any(re.search(rf"(?<![\d,]){re.escape(f)}(?!\d|,\d)", prose) for f in forms)
 
 
-def visible_answers(html: Path) -> tuple[list[str], int]:
+def visible_answers(html: Path, browser) -> tuple[list[str], int]:
     """Pages where an output shows in an exercise or a closed solution; and how many outputs one
     opened solution shows (it must be more than zero, or the check could not see anything)."""
     shown, opened = [], 0
     pages = sorted(p for p in (html / "book").glob("*.html") if "exercise" in p.read_text())
-    with site.serve(html) as base, open_browser() as browser:
+    with site.serve(html) as base:
         tab = browser.page()
         for page in pages:
             tab.goto(f"{base}book/{page.name}")
@@ -112,8 +111,8 @@ def test_no_exercise_box_shows_its_answer_in_the_html(fake_book_html):
     assert exercise_problems(fake_book_html) == []
 
 
-def test_no_answer_is_visible_until_its_solution_is_opened(fake_book_html):
-    shown, opened = visible_answers(fake_book_html)
+def test_no_answer_is_visible_until_its_solution_is_opened(fake_book_html, browser):
+    shown, opened = visible_answers(fake_book_html, browser)
     assert shown == []
     assert opened > 0
 

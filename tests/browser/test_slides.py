@@ -179,11 +179,10 @@ def test_each_chapter_page_links_its_deck_under_the_download_link():
     assert appendix["body"] == body
 
 
-def check_built_decks(html: Path, shots: Path | None = None) -> None:
+def check_built_decks(html: Path, browser, shots: Path | None = None) -> None:
     """Open the built decks offline: each chapter's deck exists; the first moves to its next slide
     by the keyboard; every slide of every deck fits the 1280 × 720 slide; figures load; TeX is
     typeset; nothing is requested off 127.0.0.1 and nothing is logged as an error."""
-    from tests.support.browser import open_browser
     from tests.support.site import serve
 
     for slug in registry.CHAPTERS:
@@ -193,8 +192,8 @@ def check_built_decks(html: Path, shots: Path | None = None) -> None:
     assert len(re.findall(r'class="setlab-slides" href="\.\./slides/', guide)) == len(
         registry.CHAPTERS
     )
-    with serve(html) as base, open_browser() as session:
-        page = session.page(1280, 720)
+    with serve(html) as base:
+        page = browser.page(1280, 720)
         first = registry.CHAPTERS[0]
         page.goto(base + f"slides/{first}.html")
         page.wait_for_function("window.Reveal && Reveal.isReady()")
@@ -249,11 +248,11 @@ def check_built_decks(html: Path, shots: Path | None = None) -> None:
             page.screenshot(path=str(shots / f"{first}-verdicts-1280.png"))
             page.evaluate("Reveal.slide(3)")  # the first figure (or the verdict count)
             page.screenshot(path=str(shots / f"{first}-slide-3-1280.png"))
-    assert session.outside == []
-    assert session.errors == []
+    assert browser.outside == []
+    assert browser.errors == []
 
 
 @pytest.mark.browser
 @pytest.mark.book
-def test_the_built_decks_open_offline_and_every_slide_fits(fake_book_html):
-    check_built_decks(fake_book_html, SHOTS)
+def test_the_built_decks_open_offline_and_every_slide_fits(fake_book_html, browser):
+    check_built_decks(fake_book_html, browser, SHOTS)

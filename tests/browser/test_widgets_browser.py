@@ -24,14 +24,9 @@ import pytest
 
 from setlab.render.widgets import format_value
 from tests.support import widget_driver as drive
-from tests.support.browser import open_browser
-from tests.support.site import chromium, serve
+from tests.support.site import serve
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.book,
-    pytest.mark.skipif(chromium() is None, reason="needs the system chromium"),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.book]
 SHOTS = Path(os.environ.get("SETLAB_SHOTS", "/tmp/widgets-shots"))
 
 
@@ -115,10 +110,10 @@ def _check(page, slug: str, expected: dict[str, float], where: str) -> None:
 
 
 @pytest.mark.parametrize("slug", list(WIDGETS))
-def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, slug):
+def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, browser, slug):
     path, settings, cli, (control, position) = WIDGETS[slug]
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with serve(site) as base, open_browser() as browser:
+    with serve(site) as base:
         page = browser.page(1280, 900)
         page.goto(base + path)
         drive.ready(page, slug)
@@ -150,11 +145,11 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, s
 
 
 @pytest.mark.parametrize("slug", list(WIDGETS))
-def test_without_the_vega_script_a_widget_is_its_text(site, slug):
+def test_without_the_vega_script_a_widget_is_its_text(site, browser, slug):
     """A reader whose browser runs no script (or loses the bundle) sees no dead controls: the
     readouts at the defaults, computed by the models at build time, and the table of settings."""
     path, *_ = WIDGETS[slug]
-    with serve(site) as base, open_browser() as browser:
+    with serve(site) as base:
         page = browser.page(1280, 900)
         page.route("**/setlab-vega.js", lambda route: route.abort())
         page.goto(base + path)
@@ -172,8 +167,8 @@ def test_without_the_vega_script_a_widget_is_its_text(site, slug):
         assert figure.locator("details tbody tr").count() == controls + len(defaults)
 
 
-def test_switching_the_theme_redraws_the_chart_in_its_colours_keeping_the_settings(site):
-    with serve(site) as base, open_browser() as browser:
+def test_switching_the_theme_redraws_the_chart_in_its_colours_keeping_the_settings(site, browser):
+    with serve(site) as base:
         page = browser.page(1280, 900)
         page.goto(base + "book/setbit-offset.html")
         drive.ready(page, "setbit")

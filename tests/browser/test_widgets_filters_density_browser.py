@@ -78,12 +78,6 @@ FIGURES = {
 
 
 @pytest.fixture(scope="module")
-def chromium_installed():
-    if site.chromium() is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-
-
-@pytest.fixture(scope="module")
 def book_html(request) -> Path:
     """The fake-built book; while developing, ``SETLAB_WIDGET_SITE`` names a mini book's html."""
     override = os.environ.get("SETLAB_WIDGET_SITE")
@@ -114,12 +108,11 @@ def _boxes(page, slug: str, names) -> dict[str, int]:
 @pytest.mark.browser
 @pytest.mark.book
 @pytest.mark.parametrize("slug", list(FIGURES))
-def test_moving_the_controls_shows_what_setlab_calc_prints(chromium_installed, book_html, slug):
-    from tests.support.browser import open_browser
+def test_moving_the_controls_shows_what_setlab_calc_prints(browser, book_html, slug):
 
     path, settings, expected_for, (control, position) = FIGURES[slug]
-    with site.serve(book_html) as base, open_browser() as session:
-        page = session.page(1280, 900)
+    with site.serve(book_html) as base:
+        page = browser.page(1280, 900)
         page.goto(f"{base}{path}", wait_until="networkidle")
         drive.ready(page, slug)
         for setting in settings:
@@ -131,23 +124,22 @@ def test_moving_the_controls_shows_what_setlab_calc_prints(chromium_installed, b
         moved = _boxes(page, slug, settings[-1])
         assert moved[control] == value
         _check(page, slug, expected_for(moved), f"{slug} after the {control} slider")
-        assert session.outside == []
-        assert session.errors == []
+        assert browser.outside == []
+        assert browser.errors == []
 
 
 @pytest.mark.browser
 @pytest.mark.book
-def test_screenshots_of_each_widget_light_and_dark(chromium_installed, book_html):
-    from tests.support.browser import open_browser
+def test_screenshots_of_each_widget_light_and_dark(browser, book_html):
 
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with site.serve(book_html) as base, open_browser() as session:
+    with site.serve(book_html) as base:
         for slug, (path, _, _, _) in FIGURES.items():
             for width in (1280, 390):
                 for dark in (False, True):
                     # tall enough that the widget fits: a capture beyond the viewport resizes it,
                     # and Vega redraws its container-wide chart at the wrong width
-                    page = session.page(width, 2400, dark)
+                    page = browser.page(width, 2400, dark)
                     page.goto(f"{base}{path}", wait_until="networkidle")
                     figure = drive.ready(page, slug)
                     figure.scroll_into_view_if_needed()
@@ -156,5 +148,5 @@ def test_screenshots_of_each_widget_light_and_dark(chromium_installed, book_html
                     theme = "dark" if dark else "light"
                     figure.screenshot(path=str(SHOTS / f"{slug}-{width}-{theme}.png"))
                     page.close()
-        assert session.outside == []
-        assert session.errors == []
+        assert browser.outside == []
+        assert browser.errors == []

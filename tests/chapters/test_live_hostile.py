@@ -23,13 +23,9 @@ server stops each chapter within 20 s.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import signal
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import redis
@@ -37,10 +33,10 @@ import redis
 from setlab.chapters.registry import CHAPTERS
 from setlab.lab import classroom
 from setlab.lab.server import RedisServer
+from tests.support.notebooks import run_page, run_pages
 
 pytestmark = [pytest.mark.live, pytest.mark.book]
 
-ROOT = Path(__file__).resolve().parents[2]
 ADMIN_PASSWORD = "admin-Zq7-correct-horse"
 PASSWORD = "student-Kx9-battery-staple"
 USER = "student"
@@ -49,43 +45,6 @@ SETLAB_ERRORS = {
     "SetlabError", "ServerUnavailable", "ServerTimeout", "ServerOutOfMemory", "PermissionDenied",
     "ReadOnlyServer", "BigAllocationRefused", "ServerError",
 }  # fmt: skip
-
-_RUN = """
-import datetime, json, sys
-sys.path.insert(0, {root!r})
-import jupytext, nbclient
-from tests.support.notebooks import BOOK, outputs_text
-nb = jupytext.read(BOOK / "{slug}.md")
-client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                 resources={{"metadata": {{"path": BOOK}}}})
-result = {{"ok": True}}
-try:
-    client.execute()
-except nbclient.exceptions.CellExecutionError as err:
-    result = {{"ok": False, "ename": err.ename, "evalue": err.evalue}}
-result["text"] = outputs_text(nb)
-waits = []
-for cell in nb.cells:
-    t = cell.get("metadata", {{}}).get("execution", {{}})
-    if "iopub.execute_input" in t and "shell.execute_reply" in t:
-        start, end = (datetime.datetime.fromisoformat(t[k].replace("Z", "+00:00"))
-                      for k in ("iopub.execute_input", "shell.execute_reply"))
-        waits.append((end - start).total_seconds())
-result["slowest_cell_s"] = max(waits, default=0.0)
-print("RESULT" + json.dumps(result))
-"""
-
-
-def _run(slug: str, env: dict[str, str], timeout: int = 600) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-c", _RUN.format(root=str(ROOT), slug=slug)],
-        env=env, capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT")]
-    assert lines, f"{slug}: no result\n{proc.stderr[-3000:]}"
-    result = json.loads(lines[-1][len("RESULT") :])
-    result["all"] = proc.stdout + proc.stderr
-    return result
 
 
 def _fill(admin: redis.Redis) -> None:
@@ -174,25 +133,25 @@ READERS = {
 def test_a_chapter_on_a_hostile_server_touches_nothing_but_its_own(hostile, slug, reader):
     server, admin, digests = hostile
     evicted = int(admin.info("stats")["evicted_keys"])
-    result = _run(slug, _env(server, *READERS[reader]))
-    if not result["ok"]:  # stopped: with one setlab message, not a raw redis-py traceback
-        assert result["ename"] in SETLAB_ERRORS, f"{slug}: {result['ename']}: {result['evalue']}"
+    result = run_page(slug, _env(server, *READERS[reader]), timeout=300)
+    if not result.ok:  # stopped: with one setlab message, not a raw redis-py traceback
+        assert result.ename in SETLAB_ERRORS, f"{slug}: {result.ename}: {result.evalue}"
     # a classroom participant keeps its keys small, so every chapter completes, denied commands
     # falling back to the reference runs
-    assert result["ok"] or reader != "acl-user", f"{slug}: {result['ename']}: {result['evalue']}"
+    assert result.ok or reader != "acl-user", f"{slug}: {result.ename}: {result.evalue}"
     assert int(admin.info("stats")["evicted_keys"]) == evicted, f"{slug} caused an eviction"
     assert list(admin.scan_iter(match="setlab:*")) == [], f"{slug} left keys behind"
-    assert PASSWORD not in result["all"] and ADMIN_PASSWORD not in result["all"]
+    assert PASSWORD not in result.all and ADMIN_PASSWORD not in result.all
     assert _digests(admin) == digests, f"{slug} changed a foreign key"
 
 
 def test_two_runs_of_string_plus_set_under_one_user_give_the_solo_results(hostile):
     server, admin, _ = hostile
     with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda _: _run("string-plus-set", _env(server)), range(2)))
+        results = list(pool.map(lambda _: run_page("string-plus-set", _env(server)), range(2)))
     for result in results:
-        assert result["ok"], result.get("evalue")
-        assert "gated on SADD's reply: counters off by +0 in total" in result["text"]
+        assert result.ok, result.evalue
+        assert "gated on SADD's reply: counters off by +0 in total" in result.text
     assert list(admin.scan_iter(match="setlab:*")) == []
 
 
@@ -205,14 +164,12 @@ def test_a_frozen_server_stops_every_chapter_within_20_seconds(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETLAB_")}
     env["REDIS_URL"] = server.url
     try:
-        with ThreadPoolExecutor(7) as pool:
-            runs = pool.map(lambda s: _run(s, env, 120), CHAPTERS)
-            results = dict(zip(CHAPTERS, runs, strict=True))
+        results = run_pages(list(CHAPTERS), env, jobs=7, timeout=120)
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
         server.stop()
     for slug, result in results.items():
-        assert not result["ok"], f"{slug} completed against a frozen server"
-        assert result["ename"] == "ServerError" and "cannot reach Redis" in result["evalue"]
-        assert "setlab: cannot reach Redis" in result["text"]  # one line, not a traceback
-        assert result["slowest_cell_s"] < 20, f"{slug} waited {result['slowest_cell_s']:.0f} s"
+        assert not result.ok, f"{slug} completed against a frozen server"
+        assert result.ename == "ServerError" and "cannot reach Redis" in result.evalue
+        assert "setlab: cannot reach Redis" in result.text  # one line, not a traceback
+        assert result.slowest_cell_s < 20, f"{slug} waited {result.slowest_cell_s:.0f} s"

@@ -14,7 +14,7 @@ import redis
 import setlab
 from setlab.lab import backend
 from setlab.lab.server import RedisServer, ServerError, find_redisbloom
-from tests.support.notebooks import outputs_text, run_chapter
+from tests.support.notebooks import run_page
 
 pytestmark = pytest.mark.live
 
@@ -142,8 +142,9 @@ def test_chapter_one_leaves_ten_thousand_foreign_keys_untouched(foreign_server, 
     pipe.execute()
     url_env.setenv("REDIS_URL", foreign_server.url)
     url_env.setenv("SETLAB_USER", "safety")
-    notebook = run_chapter("setbit-offset")
-    text = outputs_text(notebook)
+    run = run_page("setbit-offset")
+    assert run.ok, f"{run.ename}: {run.evalue}"
+    text = run.text
     assert "your server" in text  # the banner says it is not the lab's own server
     assert client.dbsize() == 10_001
     values = client.mget([f"app:user:{i}" for i in range(10_000)])

@@ -19,7 +19,6 @@ also nearly full and evicting, the harder case.
 from __future__ import annotations
 
 import csv
-import json
 import os
 import signal
 import stat
@@ -35,28 +34,18 @@ from setlab.cli import classroom as classroom_cli
 from setlab.lab import classroom
 from setlab.lab.errors import BigAllocationRefused
 from setlab.lab.server import free_port
+from tests.support.notebooks import run_page
 
 pytestmark = pytest.mark.live
 
 STUDENTS = ["ana", "bo", "chen"]
 
-_RUN_CHAPTER = """
-import sys
-sys.path.insert(0, {root!r})
-from tests.support.notebooks import run_chapter
-run_chapter("setbit-offset")
-"""
 
-
-def _run_student(user: str, url: str) -> subprocess.CompletedProcess:
+def _run_student(user: str, url: str):
     env = {**os.environ, "REDIS_URL": url, "SETLAB_USER": user}
     env.pop("SETLAB_BACKEND", None)
     env.pop("SETLAB_ALLOW_BIG", None)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return subprocess.run(
-        [sys.executable, "-c", _RUN_CHAPTER.format(root=root)],
-        env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    return run_page("setbit-offset", env)
 
 
 def test_students_sharing_one_server_never_touch_each_others_keys(foreign_server, monkeypatch):
@@ -72,7 +61,7 @@ def test_students_sharing_one_server_never_touch_each_others_keys(foreign_server
     with ThreadPoolExecutor(len(STUDENTS)) as pool:
         runs = list(pool.map(lambda u: _run_student(u, foreign_server.url), STUDENTS))
     for user, run in zip(STUDENTS, runs, strict=True):
-        assert run.returncode == 0, f"{user}'s chapter failed:\n{run.stderr[-3000:]}"
+        assert run.ok, f"{user}'s chapter failed: {run.ename}: {run.evalue}"
 
     # Each chapter's cleanup removed only its own namespace: every student's notes survive.
     for user, lab in labs.items():
@@ -99,46 +88,6 @@ def test_students_sharing_one_server_never_touch_each_others_keys(foreign_server
 PARTICIPANTS = ["ana", "bo", "chen", "dee"]
 #: what Redis says when an ACL refuses (a command, a key, or a key inside a script)
 DENIED = r"no permissions|can't access"
-
-_NOTEBOOK = """
-import json, sys
-sys.path.insert(0, {root!r})
-import jupytext, nbclient
-from tests.support.notebooks import BOOK, outputs_text
-nb = jupytext.read(BOOK / "{slug}.md")
-client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                 resources={{"metadata": {{"path": BOOK}}}})
-result = {{"ok": True}}
-try:
-    client.execute()
-except nbclient.exceptions.CellExecutionError as err:
-    result = {{"ok": False, "ename": err.ename, "evalue": err.evalue[-2000:]}}
-glued, figures = [], 0
-for cell in nb.cells:
-    for out in cell.get("outputs", []):
-        name = out.get("metadata", {{}}).get("scrapbook", {{}}).get("name")
-        if name:
-            glued.append(name)
-        elif any(k.startswith("image/") for k in out.get("data", {{}})):
-            figures += 1
-result.update(glued=sorted(glued), figures=figures, text=outputs_text(nb))
-print("RESULT" + json.dumps(result))
-"""
-
-
-def _notebook(slug: str, env: dict[str, str]) -> dict:
-    """Execute book/<slug>.md in a fresh kernel under ``env``: whether it completed, the names
-    it glued, how many figures it drew, its printed text, and everything it wrote to stdout."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.run(
-        [sys.executable, "-c", _NOTEBOOK.format(root=root, slug=slug)],
-        env=env, capture_output=True, text=True, timeout=1200,
-    )  # fmt: skip
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT")]
-    assert lines, f"{slug}: no result\n{proc.stderr[-3000:]}"
-    result = json.loads(lines[-1][len("RESULT") :])
-    result["all"] = proc.stdout + proc.stderr
-    return result
 
 
 def _participant_env(url: str) -> dict[str, str]:
@@ -246,23 +195,23 @@ def test_the_memory_guard_still_holds_for_a_participant(class_server, monkeypatc
 
 def test_three_participants_run_a_chapter_at_once_and_every_figure_is_produced(class_server):
     _, admin, people, urls = class_server
-    embedded = _notebook("setbit-offset", {**os.environ, "SETLAB_BACKEND": "fake"})
-    assert embedded["ok"] and embedded["figures"] > 0 and embedded["glued"]
+    embedded = run_page("setbit-offset", {**os.environ, "SETLAB_BACKEND": "fake"})
+    assert embedded.ok and embedded.figures > 0 and embedded.glued
     trio = ["ana", "bo", "chen"]
     with ThreadPoolExecutor(len(trio)) as pool:
-        runs = dict(zip(trio, pool.map(lambda n: _notebook("setbit-offset", _participant_env(
+        runs = dict(zip(trio, pool.map(lambda n: run_page("setbit-offset", _participant_env(
             urls[n])), trio), strict=True))  # fmt: skip
     for name, run in runs.items():
-        assert run["ok"], f"{name}: {run.get('ename')}: {run.get('evalue')}"
-        assert run["figures"] == embedded["figures"], name  # every figure, as on the embedded
-        assert run["glued"] == embedded["glued"], name  # every glued number too
+        assert run.ok, f"{name}: {run.ename}: {run.evalue}"
+        assert run.figures == embedded.figures, name  # every figure, as on the embedded
+        assert run.glued == embedded.glued, name  # every glued number too
         # the measurement INFO would feed: the page names the permission and shows the
         # stored run instead
-        assert "denies INFO to this user" in run["text"] and "reference run:" in run["text"]
-        assert "Traceback" not in run["text"]
-        assert f"setlab:@{name}:" in run["text"] or "live Redis" in run["text"]
+        assert "denies INFO to this user" in run.text and "reference run:" in run.text
+        assert "Traceback" not in run.text
+        assert f"setlab:@{name}:" in run.text or "live Redis" in run.text
         for other in people.values():
-            assert other.password not in run["all"]
+            assert other.password not in run.all
     assert list(admin.scan_iter(match="setlab:*")) == []  # every run cleaned up after itself
     assert admin.get("course:config") == b"keep me"
 

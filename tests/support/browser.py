@@ -1,9 +1,10 @@
-"""A Playwright page on the system Chromium (no browser download), for tests that move a page's
-controls and read what it shows.
+"""The tests' one Playwright browser on the system Chromium (no browser download).
 
-Use :func:`open_browser` as a context manager; every request that leaves 127.0.0.1 and every
-console error is recorded on the returned :class:`Session`, so a test can assert that a page
-works offline and without errors.
+The ``browser`` fixture (tests/conftest.py) starts Chromium once per test process (each
+pytest-xdist worker has its own) and hands every test the same :class:`Session`, emptied of
+what the previous test saw. Every request that leaves 127.0.0.1 is aborted and recorded, and
+every console error is recorded, so a test can assert that a page works offline and without
+errors.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Session:
     context: object
     outside: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    pages: list = field(default_factory=list)
 
     def page(self, width: int = 1280, height: int = 800, dark: bool = False):
         """A new page of ``width`` × ``height`` CSS px, in dark mode if ``dark``."""
@@ -33,7 +35,17 @@ class Session:
         page.emulate_media(color_scheme="dark" if dark else "light")
         page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.pages.append(page)
         return page
+
+    def reset(self) -> None:
+        """Close every page and forget what was seen (between two tests)."""
+        for page in self.pages:
+            with contextlib.suppress(Exception):
+                page.close()
+        self.pages.clear()
+        self.outside.clear()
+        self.errors.clear()
 
 
 @contextlib.contextmanager
@@ -44,8 +56,11 @@ def open_browser() -> Iterator[Session]:
 
     with sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"]
-        )
+            executable_path=chromium(),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run",
+                  "--disable-quic"],
+        )  # fmt: skip
         context = browser.new_context()
         session = Session(context)
 

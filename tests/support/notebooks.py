@@ -1,23 +1,58 @@
-"""Execute one MyST chapter as a notebook (jupytext reads it, nbclient runs it)."""
+"""The one chapter runner of the tests, and the book build they share.
+
+:func:`run_page` executes ``book/<slug>.md`` top to bottom in a fresh kernel, the way a reader's
+JupyterLab does (jupytext reads the MyST file, nbclient runs it), in a child process of its own
+so that the environment it gets (``REDIS_URL``, ``SETLAB_USER``, …) is exactly the one given and
+everything the run prints, the kernel's own stderr included, can be searched for a password.
+:func:`run_pages` runs several at once. Run one by hand::
+
+    SETLAB_BACKEND=fake .venv/bin/python -m tests.support.notebooks setbit-offset
+
+:func:`build_book` is ``jupyter-book build`` of the whole book on one backend; its executed
+pages come from the execution cache every build of this checkout shares
+(book/_ext/setlab_execution.py), so a build after a prose edit runs no cell.
+"""
 
 from __future__ import annotations
 
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import jupytext
-import nbclient
+ROOT = Path(__file__).resolve().parents[2]
+BOOK = ROOT / "book"
+#: the caches the book's builds and the tests' kernels share (make test-fresh removes it)
+CACHE = ROOT / "_build" / ".cache"
+FIGURE_CACHE = CACHE / "figures"
 
-BOOK = Path(__file__).resolve().parents[2] / "book"
 
+@dataclass
+class PageRun:
+    """What one execution of a page did."""
 
-def run_chapter(slug: str, timeout: int = 600):
-    """Run ``book/<slug>.md`` top to bottom in a fresh kernel (inheriting os.environ)."""
-    notebook = jupytext.read(BOOK / f"{slug}.md")
-    client = nbclient.NotebookClient(
-        notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": BOOK}}
-    )
-    client.execute()
-    return notebook
+    slug: str
+    ok: bool
+    #: the exception's class name and message when a cell failed
+    ename: str = ""
+    evalue: str = ""
+    #: every stream and text/plain output, joined (what the reader sees printed)
+    text: str = ""
+    #: the names the page glued, sorted, and how many images its cells drew
+    glued: list[str] = field(default_factory=list)
+    figures: int = 0
+    #: the longest any one cell took, and the whole run with the kernel's start, in seconds
+    slowest_cell_s: float = 0.0
+    seconds: float = 0.0
+    #: each code cell's seconds and first line, in page order
+    cells: list[tuple[float, str]] = field(default_factory=list)
+    #: everything the run wrote anywhere: outputs, the runner's and the kernel's stdout/stderr
+    all: str = ""
 
 
 def outputs_text(notebook) -> str:
@@ -32,21 +67,101 @@ def outputs_text(notebook) -> str:
     return "\n".join(parts)
 
 
-ROOT = BOOK.parent
+def _cell_seconds(cell) -> float | None:
+    times = cell.get("metadata", {}).get("execution", {})
+    if "iopub.execute_input" not in times or "shell.execute_reply" not in times:
+        return None
+    start, end = (
+        datetime.datetime.fromisoformat(times[k].replace("Z", "+00:00"))
+        for k in ("iopub.execute_input", "shell.execute_reply")
+    )
+    return (end - start).total_seconds()
 
 
-def build_book(out_dir: Path, backend: str) -> tuple[int, str, Path]:
+def _execute(slug: str, timeout: int) -> dict:
+    """In the child: run the page, return what :class:`PageRun` holds (without ``all``)."""
+    import time
+
+    import jupytext
+    import nbclient
+
+    notebook = jupytext.read(BOOK / f"{slug}.md")
+    client = nbclient.NotebookClient(
+        notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": BOOK}}
+    )
+    result: dict = {"slug": slug, "ok": True}
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as err:
+        result.update(ok=False, ename=err.ename, evalue=err.evalue[-2000:])
+    result["seconds"] = time.perf_counter() - start
+    glued, figures, cells = [], 0, []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        seconds = _cell_seconds(cell)
+        if seconds is not None:
+            cells.append((seconds, cell.source.split("\n", 1)[0][:70]))
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                glued.append(name)
+            elif any(k.startswith("image/") for k in out.get("data", {})):
+                figures += 1
+    result.update(
+        glued=sorted(glued),
+        figures=figures,
+        text=outputs_text(notebook),
+        cells=cells,
+        slowest_cell_s=max((s for s, _ in cells), default=0.0),
+    )
+    return result
+
+
+def page_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: this process's environment) with the tests' figure cache, so kernels
+    read the figures the book's builds computed (figures are pure: the backend cannot change
+    them) unless ``env`` names another one."""
+    env = dict(os.environ if env is None else env)
+    env.setdefault("SETLAB_FIGURE_CACHE", str(FIGURE_CACHE))
+    return env
+
+
+def run_page(slug: str, env: dict[str, str] | None = None, timeout: int = 600) -> PageRun:
+    """Execute ``book/<slug>.md`` in a fresh kernel under ``env`` (default: this process's
+    environment); a failing cell does not raise: the result says so (``ok``, ``ename``)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.support.notebooks", slug, "--timeout", str(timeout),
+         "--json"],
+        env=page_env(env), capture_output=True, text=True, timeout=timeout + 120, cwd=ROOT,
+    )  # fmt: skip
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT")]
+    if not lines:
+        raise AssertionError(f"{slug}: the runner gave no result\n{proc.stderr[-3000:]}")
+    fields = json.loads(lines[-1][len("RESULT") :])
+    fields["cells"] = [tuple(c) for c in fields["cells"]]
+    return PageRun(**fields, all=proc.stdout + proc.stderr)
+
+
+def run_pages(
+    slugs: list[str], env: dict[str, str] | None = None, jobs: int = 2, timeout: int = 600
+) -> dict[str, PageRun]:
+    """:func:`run_page` for each of ``slugs``, ``jobs`` at a time; results by slug."""
+    with ThreadPoolExecutor(jobs) as pool:
+        runs = pool.map(lambda s: run_page(s, env, timeout), slugs)
+        return dict(zip(slugs, runs, strict=True))
+
+
+def build_book(out_dir: Path, backend: str, env: dict[str, str] | None = None):
     """``jupyter-book build --all -W -n --keep-going`` into ``out_dir`` on ``backend``.
 
     Returns (exit code, the output's last 6000 characters, the html folder). --all matters:
     without it a rebuild after a failure can report success, because Sphinx does not re-read
-    the failed page. Execution is forced by _config.yml.
+    the failed page; with the execution cache, re-reading a page costs no execution.
     """
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "SETLAB_BACKEND": backend}
+    env = page_env(env)
+    env["SETLAB_BACKEND"] = backend
     env.pop("REDIS_URL", None)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     result = subprocess.run(
@@ -55,3 +170,26 @@ def build_book(out_dir: Path, backend: str) -> tuple[int, str, Path]:
         env=env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     return result.returncode, (result.stdout + result.stderr)[-6000:], out_dir / "_build" / "html"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Execute one page of the book in a fresh kernel")
+    parser.add_argument("slug", help="the page: book/<slug>.md")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds a cell may take")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args()
+    if not (BOOK / f"{args.slug}.md").is_file():
+        parser.error(f"no page book/{args.slug}.md")
+    result = _execute(args.slug, args.timeout)
+    if args.json:
+        print("RESULT" + json.dumps(result))
+    else:
+        state = "ok" if result["ok"] else f"failed: {result['ename']}: {result['evalue'][-300:]}"
+        print(f"{args.slug}: {state} in {result['seconds']:.1f} s")
+        for seconds, first in sorted(result["cells"], reverse=True)[:5]:
+            print(f"  {seconds:6.2f} s  {first}")
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,32 +1,27 @@
 """Check a built site as a reader's browser sees it: serve it on localhost, open every page in
-headless Chromium, and look for tracebacks, error output, missing images and broken links — and,
-measured in the page itself (site_measure.js, injected when the URL asks for it), for what makes a
-page hard to read: tables or code that stick out of the column or scroll without a visible hint,
-figures whose text is smaller than 11 px on screen or that are blurry PNGs, alt text that is a
-file name, and verdict colours below 4.5:1 contrast in light or dark mode."""
+the tests' one Playwright browser, and look for tracebacks, error output, missing images and
+broken links — and, measured in the page itself (site_measure.js, added to the open page), for
+what makes a page hard to read: tables or code that stick out of the column or scroll without a
+visible hint, figures whose text is smaller than 11 px on screen or that are blurry PNGs, alt
+text that is a file name, and verdict colours below 4.5:1 contrast in light or dark mode.
+
+A page is loaded once (:func:`load`); :func:`view` then changes its viewport and colour scheme
+in place (the theme follows ``prefers-color-scheme``, setlab.js re-marks overflowing tables on
+resize), and :func:`measure` and :func:`screenshot` read what it shows."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import http.server
-import json
 import re
 import shutil
-import subprocess
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup
-
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-    "--hide-scrollbars",
-]  # fmt: skip
 
 
 def chromium() -> str | None:
@@ -49,110 +44,55 @@ def serve(root: Path) -> Iterator[str]:
 
 MEASURE_JS = (Path(__file__).parent / "site_measure.js").read_text()
 
-#: Headless Chromium will not make a window narrower than this; narrower views (a 390 px phone)
-#: are an iframe of that width on a page served for the purpose (``/__frame__``).
-MIN_WINDOW = 500
-_FRAME = """<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0">
-<iframe src="{src}" width="{width}" height="{height}" style="border:0;display:block"></iframe>
-<script>window.addEventListener("message", function (event) {{
-  var out = document.createElement("script"); out.type = "application/json";
-  out.id = "setlab-measure"; out.textContent = event.data; document.body.append(out);
-}});</script></body></html>"""
-
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the site; a page asked for with ``?setlab-measure=1`` gets site_measure.js."""
-
     def log_message(self, *args: object) -> None:
         pass
 
-    def do_GET(self) -> None:
-        parts = urlsplit(self.path)
-        if parts.path == "/__frame__":
-            query = parse_qs(parts.query)
-            frame = _FRAME.format(src=query["src"][0], width=int(query["width"][0]),
-                                  height=int(query["height"][0]))  # fmt: skip
-            self._send(frame.encode())
-            return
-        if "setlab-measure" not in parse_qs(parts.query) or not parts.path.endswith(".html"):
-            super().do_GET()
-            return
-        path = Path(self.translate_path(parts.path))
-        if not path.is_file():
-            self.send_error(404)
-            return
-        page = path.read_text()
-        script = f"<script>{MEASURE_JS}</script>"
-        self._send(page.replace("</body>", script + "</body>", 1).encode())
 
-    def _send(self, data: bytes) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+_SETTLE = """async () => {
+  if (document.fonts && document.fonts.ready) await document.fonts.ready;
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  window.dispatchEvent(new Event("resize"));  // setlab.js marks what overflows, now laid out
+}"""
 
 
-def _run_chromium(args: list[str], timeout: int = 120) -> subprocess.CompletedProcess:
-    with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run(
-            [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-            capture_output=True, text=True, timeout=timeout,
-        )  # fmt: skip
+def load(page, url: str) -> None:
+    """Open ``url`` in ``page`` and wait for what a reader waits for: the load event, web fonts,
+    MathJax's typesetting and setlab.js's marking of what overflows."""
+    page.goto(url, wait_until="load")
+    page.evaluate(_SETTLE)
+    page.wait_for_timeout(250)
 
 
-def rendered_dom(url: str) -> str:
-    """The page's DOM after its scripts ran (MathJax typesetting included)."""
-    result = _run_chromium(["--virtual-time-budget=10000", "--dump-dom", url])
-    return result.stdout
+def view(page, width: int = 1280, dark: bool = False, height: int = 800) -> None:
+    """Show the open page at ``width`` × ``height`` CSS px, light or dark, without reloading."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.emulate_media(color_scheme="dark" if dark else "light")
+    page.wait_for_timeout(250)  # setlab.js re-marks overflows 100 ms after a resize
 
 
-DARK = ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"]
+def rendered_dom(page) -> str:
+    """The open page's DOM after its scripts ran (MathJax typesetting included)."""
+    return page.content()
 
 
-def _framed(url: str, width: int, height: int) -> str:
-    """``url`` itself, or a page showing it in an iframe ``width`` px wide when the browser
-    window cannot be that narrow."""
-    if width >= MIN_WINDOW:
-        return url
-    parts = urlsplit(url)
-    inner = parts.path + (f"?{parts.query}" if parts.query else "")
-    return (f"{parts.scheme}://{parts.netloc}/__frame__?width={width}&height={height}"
-            f"&src={quote(inner, safe='')}")  # fmt: skip
+def screenshot(page, path: Path, height: int = 6000) -> None:
+    """The top ``height`` px of the open page at its current viewport and colour scheme."""
+    width = page.viewport_size["width"]
+    full = page.evaluate("document.documentElement.scrollHeight")
+    page.screenshot(
+        path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": width,
+                                              "height": min(height, full)},
+    )  # fmt: skip
 
 
-def screenshot(
-    url: str, path: Path, dark: bool = False, height: int = 6000, width: int = 1280
-) -> None:
-    """A screenshot ``width`` px wide (light, or dark via prefers-color-scheme). Below
-    :data:`MIN_WINDOW` px the page is in an iframe of that width at the image's left edge."""
-    extra = DARK if dark else []
-    _run_chromium([
-        *extra, "--virtual-time-budget=10000", f"--window-size={max(width, MIN_WINDOW)},{height}",
-        f"--screenshot={path}", _framed(url, width, height),
-    ])  # fmt: skip
-    if width < MIN_WINDOW and path.is_file():
-        from PIL import Image
-
-        with Image.open(path) as image:
-            image.crop((0, 0, width, image.height)).save(path)
-
-
-def measure(url: str, width: int = 1280, dark: bool = False) -> dict:
-    """What a reader sees on the page at ``url`` (served by :func:`serve`), measured in the
-    browser at ``width`` px, light or dark: see site_measure.js."""
-    query = "setlab-measure=1" + ("&setlab-theme=dark" if dark else "&setlab-theme=light")
-    extra = DARK if dark else []
-    page = f"{url}{'&' if '?' in url else '?'}{query}"
-    result = _run_chromium([
-        *extra, "--virtual-time-budget=15000", f"--window-size={max(width, MIN_WINDOW)},900",
-        "--dump-dom", _framed(page, width, 900),
-    ])  # fmt: skip
-    found = re.search(r'<script type="application/json" id="setlab-measure">(.*?)</script>',
-                      result.stdout, re.S)  # fmt: skip
-    if not found:
-        raise RuntimeError(f"no measurement from {url} at {width} px: {result.stderr[-500:]}")
-    return json.loads(found.group(1))
+def measure(page) -> dict:
+    """What a reader sees on the open page at its current viewport and colour scheme: see
+    site_measure.js."""
+    if not page.evaluate("typeof window.setlabMeasure === 'function'"):
+        page.add_script_tag(content=MEASURE_JS)
+    return page.evaluate("window.setlabMeasure()")
 
 
 # -- what makes a page hard to read -----------------------------------------------------------

@@ -1,17 +1,7 @@
-/* Injected by tests/support/site.py into a page it serves: after the page has settled, measure what a
-   reader sees and write it as JSON into <script id="setlab-measure">, which `chromium --dump-dom`
-   then prints. The query parameter setlab-theme=dark|light picks the theme first. */
+/* Added by tests/support/site.py to a page open in the tests' browser: window.setlabMeasure()
+   measures what a reader sees at the current viewport and colour scheme and returns it. */
 (function () {
   "use strict";
-  const params = new URLSearchParams(location.search);
-  const theme = params.get("setlab-theme");
-
-  function setTheme() {
-    if (!theme) return;
-    document.documentElement.dataset.theme = theme;
-    document.documentElement.dataset.mode = theme;
-  }
-
   function parseColour(text) {
     const m = text.match(/rgba?\(([^)]+)\)/);
     if (!m) return null;
@@ -67,8 +57,7 @@
     return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== "hidden";
   }
 
-  function measure() {
-    setTheme();
+  window.setlabMeasure = function () {
     const article = document.querySelector("article.bd-article") || document.body;
     const box = article.getBoundingClientRect();
     const style = getComputedStyle(article);
@@ -120,14 +109,6 @@
       const bg = backgroundOf(el);
       result.verdicts.push({ cls: el.className, text: el.textContent, fg: over(fg, bg), bg: bg });
     });
-    const out = document.createElement("script");
-    out.type = "application/json";
-    out.id = "setlab-measure";
-    out.textContent = JSON.stringify(result);
-    document.body.append(out);
-    if (window.parent !== window) window.parent.postMessage(out.textContent, "*");
-  }
-
-  setTheme();
-  window.addEventListener("load", function () { setTimeout(measure, 2500); });
+    return result;
+  };
 })();

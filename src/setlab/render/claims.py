@@ -12,7 +12,9 @@ The chapter's prose glues the same figures (``figures.glue()`` in its first cell
 collects every chapter's claims. Prose and table cannot drift apart: they read one value.
 
 Figures are pure (models and stored data), so a page reads the same on every backend. What a
-live server measures on this run is shown beside them, labelled "this run", never instead.
+live server measures on this run is shown beside them, labelled "this run", never instead. Being
+pure, a figure computed once is kept (:mod:`setlab.core.figure_cache`, keyed by the package's
+fingerprint) and read back by every later process of the same package.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
+
+from setlab.core.figure_cache import FigureCache
 
 #: "ours" of an entry marked :attr:`Verdict.NOT_JUDGED`: the book shows no figure of its own
 NO_FIGURE = "—"
@@ -142,6 +146,7 @@ class Figures:
         self.chapter = chapter
         self._compute: dict[str, Callable[[], str]] = {}
         self._values: dict[str, str] = {}
+        self._cache: FigureCache | bool | None = False  # False: not opened yet
         self.claims: list[Claim] = []
 
     # -- figures ------------------------------------------------------------------------------
@@ -166,9 +171,16 @@ class Figures:
         if name not in self._compute:
             raise KeyError(f"{self.chapter} has no figure {name!r}")
         if name not in self._values:
-            text = self._compute[name]()
-            if not isinstance(text, str):
-                raise TypeError(f"figure {name!r} must compute a str, got {type(text).__name__}")
+            if self._cache is False:
+                self._cache = FigureCache.open(self.chapter)
+            text = self._cache.get(name) if self._cache else None
+            if text is None:
+                text = self._compute[name]()
+                if not isinstance(text, str):
+                    kind = type(text).__name__
+                    raise TypeError(f"figure {name!r} must compute a str, got {kind}")
+                if self._cache:
+                    self._cache.put(name, text)
             self._values[name] = text
         return self._values[name]
 
@@ -185,7 +197,7 @@ class Figures:
 
     def glue(self, names: Iterable[str] | None = None) -> None:
         """Glue every figure (or ``names``) into the executing notebook, for ``{glue:text}``."""
-        from myst_nb import glue
+        from setlab.render.glue import glue
 
         for name in self.names() if names is None else names:
             glue(name, self[name], display=False)
