@@ -8,11 +8,12 @@ STAMP  := $(VENV)/.setlab-installed
 PORT   ?= 8000
 BOOK_FLAGS := --all -W -n --keep-going
 
-.PHONY: book test check lab serve lint reference lock clean help
+.PHONY: book test test-fresh check lab serve lint reference lock clean help
 
 help:
 	@echo "make book       build the HTML book (every chapter executed) into _build/html"
-	@echo "make test       run the whole test suite (unit, live Redis, book builds)"
+	@echo "make test       run the whole test suite on both cores (unit, live Redis, book builds, browser)"
+	@echo "make test-fresh the same from empty caches: every page executed, every figure computed"
 	@echo "make check      the fast loop: lint + unit tests on both cores (no book builds, no browser, no live Redis, no slow installs)"
 	@echo "make serve      serve the built book on http://127.0.0.1:$(PORT)"
 	@echo "make lab        open the book in JupyterLab, chapters as notebooks, the index first"
@@ -32,8 +33,16 @@ book: $(STAMP)
 	SETLAB_BACKEND=$$backend $(BIN)/jupyter-book build . $(BOOK_FLAGS) && \
 	echo "Built on backend '$$backend'. Open _build/html/index.html (or run: make serve)"
 
+# Both cores (pytest-xdist); executed pages, figures and built sites are kept in _build/.cache
+# under fingerprints of what produced them, so a second run re-executes only what changed.
 test: $(STAMP)
-	$(BIN)/python -m pytest --durations=20
+	$(BIN)/python -m pytest -n 2 --durations=20
+
+# Every cache emptied first: what CI's fresh clone does. Run it after changing something the
+# fingerprints cannot see (the system's Chromium, a kernel setting), and before a release.
+test-fresh:
+	rm -rf _build/.cache
+	$(MAKE) test
 
 check: lint
 	$(BIN)/python -m pytest -q -n 2 -m "not book and not live and not slow"

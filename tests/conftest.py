@@ -128,14 +128,14 @@ def fake_lab_module(request):
 
 
 @pytest.fixture(scope="session")
-def fake_book_html(tmp_path_factory):
-    """The whole book built once on the embedded backend (the site tests read it)."""
+def fake_book_html():
+    """The whole book built on the embedded backend (the site tests read it): one build per
+    fingerprint of the book and the package, shared by every test process and every run."""
     import re
 
-    from tests.support.notebooks import build_book
+    from tests.support.notebooks import built_site
 
-    out = tmp_path_factory.mktemp("book-fake")
-    code, report, html = build_book(out, "fake")
+    code, report, html = built_site("fake")
     assert code == 0, f"book build failed on the embedded backend:\n{report}"
     assert not re.search(r": WARNING: ", report), report
     assert (html / "index.html").is_file()

@@ -42,6 +42,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from sphinx.application import Sphinx
@@ -58,6 +59,8 @@ _NOT_INPUTS = ("SETLAB_REQUIRE_", CACHE_ENV, JOBS_ENV, "SETLAB_FIGURE_CACHE")
 #: fingerprint folders kept per backend (the newest); older ones are removed
 KEEP = 3
 TIMINGS = "timings.json"
+#: the lock: ``setlab_execution_sources`` unless _config.yml names other files
+SOURCES = ["constraints.txt", "pyproject.toml"]
 
 
 def cache_root(confdir: Path) -> Path:
@@ -66,12 +69,13 @@ def cache_root(confdir: Path) -> Path:
     return Path(explicit) if explicit else confdir / "_build" / ".cache" / "execution"
 
 
-def backend_identity() -> tuple[str, str]:
-    """(backend name, what identifies the Redis it runs on) for this build's environment."""
+def backend_identity(choice: str | None = None) -> tuple[str, str]:
+    """(backend name, what identifies the Redis it runs on) for ``choice`` (``fake``, ``live``
+    or ``auto``; default ``$SETLAB_BACKEND``) in this environment."""
     from setlab.core.fingerprint import library_versions
     from setlab.lab import backend, server
 
-    name = backend.resolve_backend()
+    name = backend.resolve_backend(choice)
     if name == "fake":
         return name, f"fakeredis {library_versions()['fakeredis']}"
     if name == "url":
@@ -85,8 +89,11 @@ def backend_identity() -> tuple[str, str]:
     return name, f"{version} | redisbloom {module_hash}"
 
 
-def fingerprint(confdir: Path, sources: list[str], identity: str) -> str:
-    """The hex SHA-256 of what can change a page's outputs besides its own code cells."""
+def fingerprint(
+    confdir: Path, sources: list[str], identity: str, env: Mapping[str, str] = os.environ
+) -> str:
+    """The hex SHA-256 of what can change a page's outputs besides its own code cells, for a
+    build under ``env``."""
     from setlab.core.fingerprint import package_fingerprint, tree_digest
 
     digest = hashlib.sha256(package_fingerprint().encode())
@@ -98,9 +105,9 @@ def fingerprint(confdir: Path, sources: list[str], identity: str) -> str:
         elif path.is_file():
             digest.update(path.read_bytes())
     digest.update(identity.encode())
-    for key in sorted(os.environ):
+    for key in sorted(env):
         if key.startswith("SETLAB_") and not key.startswith(_NOT_INPUTS):
-            digest.update(f"\0{key}={os.environ[key]}".encode())
+            digest.update(f"\0{key}={env[key]}".encode())
     return digest.hexdigest()
 
 
@@ -268,9 +275,7 @@ def _fill_cache(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None
 
 
 def setup(app: Sphinx) -> dict:
-    app.add_config_value(
-        "setlab_execution_sources", ["constraints.txt", "pyproject.toml"], "env", list
-    )
+    app.add_config_value("setlab_execution_sources", SOURCES, "env", list)
     app.connect("config-inited", _choose_cache, priority=900)
     app.connect("env-before-read-docs", _fill_cache)
     app.connect("build-finished", _remove_temporary)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import yaml
 
-from tests.support.notebooks import ROOT
+from tests.support.notebooks import ROOT, tiny_book
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
@@ -130,19 +129,10 @@ print(6 * 7)
 
 def _tiny_book(root: Path) -> Path:
     """The repository's _config.yml and extensions, with an index and one small chapter."""
-    (root / "book").mkdir(parents=True)
-    shutil.copy(ROOT / "_config.yml", root / "_config.yml")
-    (root / "_toc.yml").write_text(
-        "format: jb-book\nroot: book/index\nchapters:\n  - file: book/launch-demo\n"
-    )
-    (root / "book" / "index.md").write_text("# A tiny book\n\nOne chapter. Get it: {{ clone }}.\n")
-    (root / "book" / "launch-demo.md").write_text(CHAPTER)
-    for shared in ("_ext", "_static"):
-        (root / "book" / shared).symlink_to(ROOT / "book" / shared, target_is_directory=True)
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    for name in config.get("bibtex_bibfiles", []):  # files the configuration reads
-        shutil.copy(ROOT / name, root / name)
-    return root
+    return tiny_book(root, {
+        "book/index": "# A tiny book\n\nOne chapter. Get it: {{ clone }}.\n",
+        "book/launch-demo": CHAPTER,
+    })  # fmt: skip
 
 
 def _build(root: Path, extra_env: dict[str, str]) -> Path:

@@ -19,6 +19,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -153,6 +154,51 @@ def run_pages(
         return dict(zip(slugs, runs, strict=True))
 
 
+def site_key(backend: str) -> str:
+    """What a build of the whole book on ``backend`` depends on, as a hash: the execution
+    cache's fingerprint (package, lock, backend and server, ``SETLAB_*`` settings) and every
+    file of the book's sources and configuration."""
+    import hashlib
+
+    sys.path.insert(0, str(BOOK / "_ext"))
+    import setlab_execution as execution
+
+    from setlab.core.fingerprint import tree_digest
+
+    env = {**os.environ, "SETLAB_BACKEND": backend}
+    _, identity = execution.backend_identity(backend)
+    key = execution.fingerprint(ROOT, execution.SOURCES, identity, env)
+    digest = tree_digest(BOOK, hashlib.sha256(key.encode()))
+    for name in ("_config.yml", "_toc.yml"):
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()
+
+
+def built_site(backend: str) -> tuple[int, str, Path]:
+    """The whole book built on ``backend``, as an artefact: built once per :func:`site_key`
+    into ``_build/.cache/sites/<backend>-<key>`` and reused by every later test process (the
+    other pytest-xdist worker waits for the first one's build). Returns (exit code, the build's
+    report, the html folder); a build that failed is built again next time."""
+    import fcntl
+
+    sites = CACHE / "sites"
+    sites.mkdir(parents=True, exist_ok=True)
+    folder = sites / f"{backend}-{site_key(backend)[:16]}"
+    with open(sites / f"{backend}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder / "build-report.json"
+        if done.is_file():
+            saved = json.loads(done.read_text())
+            if saved["code"] == 0:
+                return 0, saved["report"], folder / "_build" / "html"
+        shutil.rmtree(folder, ignore_errors=True)
+        for old in sorted(sites.glob(f"{backend}-*"), key=lambda p: p.stat().st_mtime)[:-1]:
+            shutil.rmtree(old, ignore_errors=True)  # keep the newest other one
+        code, report, html = build_book(folder, backend)
+        done.write_text(json.dumps({"code": code, "report": report}))
+        return code, report, html
+
+
 def build_book(out_dir: Path, backend: str, env: dict[str, str] | None = None):
     """``jupyter-book build --all -W -n --keep-going`` into ``out_dir`` on ``backend``.
 
@@ -170,6 +216,42 @@ def build_book(out_dir: Path, backend: str, env: dict[str, str] | None = None):
         env=env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     return result.returncode, (result.stdout + result.stderr)[-6000:], out_dir / "_build" / "html"
+
+
+def tiny_book(root: Path, pages: dict[str, str], config: dict | None = None) -> Path:
+    """A book at ``root`` with the repository's _config.yml and extensions (``book/_ext`` and
+    ``book/_static`` linked) and only ``pages`` (``{"book/<name>": MyST text}``, the first one
+    the root of its table of contents); ``config`` is merged into the ``sphinx: config:``
+    section. Builds in seconds: for tests of the build itself."""
+    import yaml
+
+    (root / "book").mkdir(parents=True)
+    settings = yaml.safe_load((ROOT / "_config.yml").read_text())
+    settings["sphinx"]["config"].update(config or {})
+    (root / "_config.yml").write_text(yaml.safe_dump(settings, sort_keys=False))
+    first, *rest = pages
+    toc = f"format: jb-book\nroot: {first}\n"
+    if rest:
+        toc += "chapters:\n" + "".join(f"  - file: {name}\n" for name in rest)
+    (root / "_toc.yml").write_text(toc)
+    for name, text in pages.items():
+        (root / f"{name}.md").write_text(text)
+    for shared in ("_ext", "_static"):
+        (root / "book" / shared).symlink_to(BOOK / shared, target_is_directory=True)
+    for name in settings.get("bibtex_bibfiles", []):  # files the configuration reads
+        shutil.copy(ROOT / name, root / name)
+    return root
+
+
+def build(root: Path, env: dict[str, str], strict: bool = True) -> subprocess.CompletedProcess:
+    """``jupyter-book build --all --keep-going`` (and ``-W -n`` when ``strict``) of the book at
+    ``root`` under exactly ``env``."""
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    flags = ["--all", "--keep-going", *(["-W", "-n"] if strict else [])]
+    return subprocess.run(
+        [str(jupyter_book), "build", str(root), *flags],
+        env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
 
 
 def main() -> int:

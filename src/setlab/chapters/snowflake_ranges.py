@@ -17,7 +17,6 @@ from functools import cache
 
 import numpy as np
 import redis
-from scipy.stats import spearmanr
 
 from setlab.chapters import snowflake_ranges_sentences
 from setlab.core.hashing import java_long_hash64
@@ -27,7 +26,7 @@ from setlab.lab.backend import Lab
 from setlab.lab.dense_map import DenseMap, DenseMapReference, MapMemory, measure_map_memory
 from setlab.lab.reference import Measurement, live_or_reference
 from setlab.models import bitmap
-from setlab.models.hashed_offsets import colliding_fraction
+from setlab.models.hashed_offsets import colliding_fraction, rank_correlation
 from setlab.models.snowflake import (
     JS_MAX_SAFE_INTEGER,
     SEED_000,
@@ -361,11 +360,12 @@ FIGURES.add("sf-likers-n", lambda: format_count(len(likers())))
 @FIGURES.figure("sf-rho-time")
 def _rho_time() -> str:
     ids = stream_ids()
-    return f"{spearmanr(np.arange(len(ids)), ids).statistic:.6f}"
+    return f"{rank_correlation(np.arange(len(ids)), ids).statistic:.6f}"
 
 
-FIGURES.add("sf-rho-hash", lambda: f"{spearmanr(stream_ids(), hashed_offsets()).statistic:+.4f}")
-FIGURES.add("sf-rho-hash-p", lambda: f"{spearmanr(stream_ids(), hashed_offsets()).pvalue:.2f}")
+_RHO = lambda: rank_correlation(stream_ids(), hashed_offsets())  # noqa: E731
+FIGURES.add("sf-rho-hash", lambda: f"{_RHO().statistic:+.4f}")
+FIGURES.add("sf-rho-hash-p", lambda: f"{_RHO().pvalue:.2f}")
 
 
 @FIGURES.figure("sf-hash-bytes")
@@ -404,7 +404,7 @@ FIGURES.add("sf-dense-strlen", lambda: format_bytes(bitmap.bytes_for_offset(int(
 FIGURES.add("sf-dense-issued", lambda: format_count(len(np.unique(likers()))))
 
 
-FIGURES.add("sf-rho-dense", lambda: f"{spearmanr(likers(), _ranks()).statistic:+.4f}")
+FIGURES.add("sf-rho-dense", lambda: f"{rank_correlation(likers(), _ranks()).statistic:+.4f}")
 
 
 @FIGURES.figure("sf-map-memory")
@@ -434,7 +434,7 @@ FIGURES.add("sf-leaf-max", lambda: format_count(_leaf().max_id))
 @FIGURES.figure("sf-leaf-rho")
 def _leaf_rho() -> str:  # IDs in the order issued against time
     ids = _leaf().ids
-    return f"{spearmanr(np.arange(ids.size), ids).statistic:.4f}"
+    return f"{rank_correlation(np.arange(ids.size), ids).statistic:.4f}"
 
 
 # -- figures: JavaScript ---------------------------------------------------------------------------

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
 import numpy as np
-from scipy.special import gammaln
 
 from setlab.core.validate import check_int as _check_int
 from setlab.core.validate import check_probability as _check_probability
@@ -92,6 +91,8 @@ def _log_no_collision_em(n: int, m: int) -> float:
 
 def _log_no_collision_gamma(n: int, m: int) -> float:
     """``log(m! / ((m-n)! m^n))`` through log-gamma: fine when the result is large in magnitude."""
+    from scipy.special import gammaln  # here: importing scipy.special costs 0.3 s
+
     return float(gammaln(m + 1) - gammaln(m - n + 1) - n * math.log(m))
 
 

@@ -27,7 +27,6 @@ from typing import Literal
 
 import mmh3
 import numpy as np
-from scipy.stats import norm
 
 from setlab.core.hashing import (
     LONG_MAX,
@@ -229,6 +228,24 @@ def id_offsets(ids: np.ndarray, m: int, hash_kind: HashKind = "x64_128") -> np.n
 # -- collisions, counted and simulated ----------------------------------------------------------
 
 
+def _normal_quantile(q: float) -> float:
+    """The standard normal quantile (``scipy.stats.norm.ppf``, which is ``scipy.special.ndtri``;
+    imported here because ``scipy.stats`` takes a second to import and most callers never get
+    here)."""
+    from scipy.special import ndtri
+
+    return float(ndtri(q))
+
+
+def rank_correlation(x, y):
+    """Spearman's rank correlation of two sequences: ``scipy.stats.spearmanr(x, y)`` (its
+    ``statistic`` and ``pvalue``), imported on the first call because scipy.stats takes a
+    second to import."""
+    from scipy.stats import spearmanr
+
+    return spearmanr(x, y)
+
+
 def wilson_interval(hits: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion ``hits / trials``.
 
@@ -238,7 +255,7 @@ def wilson_interval(hits: int, trials: int, confidence: float = 0.95) -> tuple[f
     trials = _check_int("trials", trials, 1)
     hits = _check_int("hits", hits, 0, trials)
     confidence = _check_probability("confidence", confidence)
-    z = float(norm.ppf(0.5 + confidence / 2))
+    z = _normal_quantile(0.5 + confidence / 2)
     phat = hits / trials
     denom = 1 + z * z / trials
     centre = (phat + z * z / (2 * trials)) / denom
@@ -282,7 +299,7 @@ class SimulationResult:
         return wilson_interval(self.hits, self.trials, self.confidence)
 
     def _mean_ci(self, values: np.ndarray) -> tuple[float, float]:
-        z = float(norm.ppf(0.5 + self.confidence / 2))
+        z = _normal_quantile(0.5 + self.confidence / 2)
         half = z * float(np.std(values, ddof=1)) / math.sqrt(values.size) if values.size > 1 else 0
         mean = float(np.mean(values))
         return mean - half, mean + half
