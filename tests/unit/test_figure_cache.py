@@ -127,3 +127,55 @@ def test_the_package_fingerprint_names_python_and_the_libraries():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert other == fingerprint.package_fingerprint()  # the same package: the same key
+
+
+def test_kept_results_are_read_back_per_argument_and_never_across_fingerprints(cache, monkeypatch):
+    import numpy as np
+
+    calls: list[tuple] = []
+
+    def simulate(n: int, seed: int = 1) -> np.ndarray:
+        calls.append((n, seed))
+        return np.random.default_rng(seed).random(n)
+
+    first = figure_cache.kept("demo-sim")(simulate)
+    again = figure_cache.kept("demo-sim")(simulate)  # a later process's copy
+    assert np.array_equal(first(5, seed=2), again(5, seed=2))
+    assert calls == [(5, 2)]
+    again(5, seed=3)
+    again(np.int64(5), seed=2)  # a numpy scalar is a plain argument too
+    assert calls == [(5, 2), (5, 3), (5, 2)]  # repr differs from 5: its own entry
+    monkeypatch.setattr(figure_cache, "package_fingerprint", lambda: "e" * 64)
+    again(5, seed=2)
+    assert calls[-1] == (5, 2) and len(calls) == 4
+
+
+def test_kept_runs_the_function_for_arguments_it_cannot_name(cache):
+    calls: list[int] = []
+
+    @figure_cache.kept("demo-rng")
+    def draw(rng) -> int:
+        calls.append(1)
+        return int(rng.integers(10))
+
+    import numpy as np
+
+    draw(np.random.default_rng(1))
+    draw(np.random.default_rng(1))
+    assert calls == [1, 1]
+    assert not any(cache.rglob("*.pickle"))
+
+
+def test_a_damaged_result_is_computed_again(cache):
+    calls: list[int] = []
+
+    @figure_cache.kept("demo-damaged")
+    def value(n: int) -> list[int]:
+        calls.append(n)
+        return list(range(n))
+
+    value(3)
+    (entry,) = cache.rglob("*.pickle")
+    entry.write_bytes(b"\x80\x05not a pickle")
+    assert value(3) == [0, 1, 2]
+    assert calls == [3, 3]

@@ -1,4 +1,5 @@
-"""Each chapter's computed figures kept on disk, keyed by the package's fingerprint.
+"""Each chapter's computed figures, and the simulations behind them, kept on disk, keyed by the
+package's fingerprint.
 
 A figure (:class:`setlab.render.claims.Figures`) is a pure function of the package and the
 libraries it computes with, so once one process has computed it, every later process of the same
@@ -10,16 +11,24 @@ off. Under it, ``<fingerprint>/<chapter>.jsonl`` holds one ``{"name": …, "valu
 figure, appended as figures are computed (a line is one small ``write``, so two kernels filling
 the same chapter at once cannot interleave inside a line).
 
-The cache is an optimisation only: a folder that cannot be read or written, or a damaged line,
+:func:`kept` does the same for what a pure, seeded simulation returns (a chapter's cell calls
+it, and so do its figures): ``<fingerprint>/results/<name>/<arguments>.pickle``.
+
+The cache is an optimisation only: a folder that cannot be read or written, or a damaged entry,
 just means the figure is computed again.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
+import pickle
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from setlab.core.fingerprint import package_fingerprint
 
@@ -28,6 +37,8 @@ CACHE_ENV = "SETLAB_FIGURE_CACHE"
 #: is made, so editing the package for a week leaves a few megabytes, not hundreds
 KEEP = 8
 _OFF = {"off", "0", "no", "false", "none"}
+_PLAIN = (int, float, str, bytes, bool, type(None))
+T = TypeVar("T")
 #: set by :func:`disable` (the test suite computes every figure afresh in its own process)
 _disabled = False
 
@@ -76,9 +87,7 @@ class FigureCache:
             self._loaded[name] = value
         line = json.dumps({"name": name, "value": value}, ensure_ascii=False) + "\n"
         try:
-            if not self.path.parent.is_dir():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                _prune(self.path.parent.parent, keep=self.path.parent.name)
+            _make(self.path.parent, self.path.parent.parent)
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:
                 os.write(fd, line.encode())
@@ -102,6 +111,18 @@ class FigureCache:
         return {k: v for k, v in found.items() if isinstance(v, str)}
 
 
+def _make(folder: Path, root: Path) -> None:
+    """Create ``folder`` (inside ``root``'s current fingerprint folder); when that fingerprint
+    folder is new, remove the oldest others (:func:`_prune`)."""
+    if folder.is_dir():
+        return
+    current = root / package_fingerprint()[:16]
+    fresh = not current.is_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    if fresh:
+        _prune(root, keep=current.name)
+
+
 def _prune(folder: Path, keep: str) -> None:
     """Remove all but the :data:`KEEP` newest fingerprint folders under ``folder``."""
     try:
@@ -114,3 +135,42 @@ def _prune(folder: Path, keep: str) -> None:
         return
     for old in folders[KEEP - 1 :]:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _plain(value: object) -> bool:
+    if isinstance(value, tuple | list):
+        return all(_plain(v) for v in value)
+    return isinstance(value, _PLAIN) or (type(value).__module__ == "numpy" and value.ndim == 0)
+
+
+def kept(name: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Decorator: keep what a pure function of plain arguments (numbers, strings, tuples of
+    them) returns, under ``name`` and the arguments, for every later process of the same
+    package. Anything else as an argument (a generator, a client) just runs the function."""
+
+    def decorate(function: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(function)
+        def run(*args: Any, **kwargs: Any) -> T:
+            folder = root()
+            if folder is None or not _plain(args) or not _plain(list(kwargs.values())):
+                return function(*args, **kwargs)
+            call = repr((args, sorted(kwargs.items()))).encode()
+            key = hashlib.sha256(call).hexdigest()[:24]
+            path = folder / package_fingerprint()[:16] / "results" / name / f"{key}.pickle"
+            try:
+                return pickle.loads(path.read_bytes())
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+                pass
+            value = function(*args, **kwargs)
+            try:
+                _make(path.parent, folder)
+                partial = path.with_suffix(f".{os.getpid()}.part")
+                partial.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+                os.replace(partial, path)  # whole or not at all, also with two writers
+            except OSError:
+                pass
+            return value
+
+        return run
+
+    return decorate
