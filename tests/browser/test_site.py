@@ -50,19 +50,22 @@ def visits(browser_session, fake_book_html):
     seen: dict[Path, Visit] = {}
     with site.serve(html) as base:
         page = browser_session.page()
-        for path in [*sorted((html / "book").glob("*.html")), html / "index.html"]:
+        for path in sorted((html / "book").glob("*.html")):
             before = len(browser_session.errors)
             site.load(page, base + path.relative_to(html).as_posix())
             visit = seen[path] = Visit(site.rendered_dom(page))
             for width, dark in VIEWS:
                 site.view(page, width, dark)
-                if path.parent.name != "book":
-                    continue  # the root index.html only redirects to book/index.html
                 visit.measured[(width, dark)] = site.measure(page)
                 suffix = ("" if width == 1280 else f"-{width}") + ("-dark" if dark else "")
-                site.screenshot(page, shots / f"{path.stem}{suffix}.png")
+                site.screenshot(page, shots / f"{path.stem}{suffix}.jpg")
             site.view(page)
             visit.errors = browser_session.errors[before:]
+        # the root index.html only redirects to book/index.html, where the reader lands
+        before = len(browser_session.errors)
+        page.goto(base + "index.html", wait_until="load")
+        page.wait_for_url("**/book/index.html")
+        seen[html / "index.html"] = Visit(page.content(), errors=browser_session.errors[before:])
         outside = list(browser_session.outside)
     print(f"screenshots: {shots}")
     browser_session.reset()

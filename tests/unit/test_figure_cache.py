@@ -123,10 +123,14 @@ def test_the_package_fingerprint_names_python_and_the_libraries():
     assert set(versions) == set(fingerprint.LIBRARIES)
     assert versions["numpy"] == __import__("numpy").__version__
     code = "from setlab.core.fingerprint import package_fingerprint as f; print(f())"
-    other = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    assert other == fingerprint.package_fingerprint()  # the same package: the same key
+
+    def another_process() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert another_process() == another_process()  # the same package: the same key
+    assert len(another_process()) == 64
 
 
 def test_kept_results_are_read_back_per_argument_and_never_across_fingerprints(cache, monkeypatch):
@@ -179,3 +183,19 @@ def test_a_damaged_result_is_computed_again(cache):
     entry.write_bytes(b"\x80\x05not a pickle")
     assert value(3) == [0, 1, 2]
     assert calls == [3, 3]
+
+
+def test_kept_keys_an_array_argument_by_its_bytes(cache):
+    import numpy as np
+
+    calls: list[int] = []
+
+    @figure_cache.kept("demo-array")
+    def total(values: np.ndarray) -> int:
+        calls.append(1)
+        return int(values.sum())
+
+    assert total(np.arange(10)) == total(np.arange(10)) == 45
+    assert total(np.arange(10).astype(np.uint8)) == 45  # other bytes: its own entry
+    assert total(np.arange(1, 11)) == 55
+    assert calls == [1, 1, 1]

@@ -17,6 +17,7 @@ import numpy as np
 
 from setlab.chapters import birthday_collisions_sentences
 from setlab.chapters.snowflake_ranges import SEED_ID
+from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int as _check_int
 from setlab.models import bitmap
@@ -88,6 +89,7 @@ def _cell(log2_m: int, n: int) -> SeedCell:
 
 
 @cache
+@kept("birthday-simulations")
 def simulations(scale: float = 1.0) -> tuple[SimulationResult, ...]:
     """The Monte Carlo check of :data:`SIMULATION_CASES`: ``max(200, 2000 × scale)`` simulated
     items per case, snowflake IDs hashed with murmur3 x64_128 (one generator seeded
@@ -98,6 +100,7 @@ def simulations(scale: float = 1.0) -> tuple[SimulationResult, ...]:
 
 
 @cache
+@kept("birthday-seed-004-uuids")
 def seed_004_uuids() -> tuple[str, ...]:
     """Seed 004's experiment: :data:`SEED_004_N` random UUIDs from a generator seeded
     :data:`SEED`."""

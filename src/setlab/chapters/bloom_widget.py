@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import math
 
-import altair as alt
-
 from setlab.models import bloom, redisbloom
 from setlab.models.bitmap import jemalloc_size_class
+from setlab.render.vega_lite import alt
 from setlab.render.widgets import Control, Readout, Settings, Widget, step_expr
 from setlab.tools import calc
 

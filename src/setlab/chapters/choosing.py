@@ -23,6 +23,7 @@ import numpy as np
 
 from setlab.chapters import choosing_sentences
 from setlab.chapters.live import beside
+from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_bytes_si, format_count
 from setlab.core.validate import check_int
 from setlab.lab import memory_runs, reference
@@ -228,6 +229,7 @@ def density_sweep(
 
 
 @cache
+@kept("choosing-sweep")
 def sweep() -> dict[str, Any]:
     """The page's density sweep: a million IDs at 1% (:func:`density_sweep`'s defaults)."""
     return density_sweep()

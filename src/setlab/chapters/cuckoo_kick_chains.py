@@ -25,6 +25,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from setlab.chapters import cuckoo_walls as walls
 from setlab.chapters.live import beside
+from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_count
 from setlab.lab import cuckoo_runs
 from setlab.lab.backend import Lab
@@ -158,6 +159,7 @@ def false_delete() -> FalseDelete:
 
 
 @cache
+@kept("cuckoo-model-first-full")
 def model_first_full(bucket_size: int, max_iterations: int, capacity: int) -> tuple[int, int]:
     """The bit-exact model's ``EXPANSION 0`` fill with as many fresh values as slots:
     ``(index of the first -1, slots)``."""

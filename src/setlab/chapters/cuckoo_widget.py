@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import altair as alt
-
 from setlab.models.cuckoo_load import BUCKET_SIZES, FINGERPRINT_BITS, LOG_SLOTS, LoadGrid
+from setlab.render.vega_lite import alt
 from setlab.render.widgets import Control, Readout, Settings, Widget
 from setlab.tools import widget_calcs
 

@@ -13,8 +13,7 @@ import math
 from functools import cache
 from typing import Any
 
-import altair as alt
-
+from setlab.render.vega_lite import alt
 from setlab.render.widgets import Control, Readout, Settings, Widget
 from setlab.tools import widget_calcs
 from setlab.tools.widget_calcs import STRUCTURES

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from setlab.core.figure_cache import kept
 from setlab.core.hashing import murmur64a, murmur64a_rows
 from setlab.core.units import format_bytes
 from setlab.lab.hll_runs import HllGrowthRow, HyperLogLogReference, WeekResult, ZeroReplies
@@ -71,6 +72,7 @@ def dense_sketch() -> hll.HyperLogLog:
 
 
 @cache
+@kept("hll-simulated-errors")
 def simulated_errors(
     cardinality: int, trials: int = ERROR_TRIALS, seed: int = ERROR_SEED
 ) -> np.ndarray:
@@ -81,6 +83,7 @@ def simulated_errors(
 
 
 @cache
+@kept("hll-hashed-errors")
 def hashed_errors(sketches: int = HASHED_SKETCHES) -> np.ndarray:
     """Relative errors of sketches of real MurmurHash64A hashes of random 8-byte elements."""
     rng = np.random.default_rng(HASHED_SEED)

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from pyroaring import BitMap
 
 from setlab.chapters import roaring_containers_sentences
+from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_bytes_si, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, live_or_reference
@@ -437,6 +438,7 @@ class Built:
 
 
 @cache
+@kept("roaring-built-sizes")
 def built_sizes(scale: float = 1.0) -> tuple[Built, ...]:
     """Seed 003's two cases built with pyroaring at ``scale`` (``SETLAB_SCALE``), with the model.
 

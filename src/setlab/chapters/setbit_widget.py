@@ -11,10 +11,9 @@ labelled as the reference run). ``setlab calc setbit`` prints the same numbers.
 
 from __future__ import annotations
 
-import altair as alt
-
 from setlab.chapters.setbit_offset import SEED_INCIDENT_OFFSET
 from setlab.models import bitmap
+from setlab.render.vega_lite import alt
 from setlab.render.widgets import (
     Control,
     Readout,

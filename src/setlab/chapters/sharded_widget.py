@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from functools import cache
 
-import altair as alt
-
 from setlab.chapters.nk_vs_m_saturation import SEED_002_REAL as _SEED_002_REAL
 from setlab.models.sharded_bloom import worst_load_table
+from setlab.render.vega_lite import alt
 from setlab.render.widgets import Control, Readout, Settings, Widget
 from setlab.tools import widget_calcs
 

@@ -26,6 +26,7 @@ import json
 import os
 import pickle
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -137,25 +138,36 @@ def _prune(folder: Path, keep: str) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _plain(value: object) -> bool:
+def _token(value: object) -> object:
+    """What identifies an argument in a cache key: itself when plain (a number, a string, a
+    tuple of them), a digest of its bytes when a numpy array; ``TypeError`` for anything else."""
     if isinstance(value, tuple | list):
-        return all(_plain(v) for v in value)
-    return isinstance(value, _PLAIN) or (type(value).__module__ == "numpy" and value.ndim == 0)
+        return type(value).__name__, tuple(_token(v) for v in value)
+    if isinstance(value, _PLAIN):
+        return value
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.ndarray | numpy.generic):
+        data = numpy.ascontiguousarray(value)
+        return "ndarray", data.dtype.str, data.shape, hashlib.sha256(data.tobytes()).hexdigest()
+    raise TypeError(type(value).__name__)
 
 
 def kept(name: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Decorator: keep what a pure function of plain arguments (numbers, strings, tuples of
-    them) returns, under ``name`` and the arguments, for every later process of the same
-    package. Anything else as an argument (a generator, a client) just runs the function."""
+    """Decorator: keep what a pure function of plain arguments (numbers, strings, numpy arrays,
+    tuples of them) returns, under ``name`` and the arguments, for every later process of the
+    same package. Anything else as an argument (a generator, a client) just runs the function."""
 
     def decorate(function: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> T:
             folder = root()
-            if folder is None or not _plain(args) or not _plain(list(kwargs.values())):
+            try:
+                call = repr((_token(args), sorted((k, _token(v)) for k, v in kwargs.items())))
+            except TypeError:
+                folder = None
+            if folder is None:
                 return function(*args, **kwargs)
-            call = repr((args, sorted(kwargs.items()))).encode()
-            key = hashlib.sha256(call).hexdigest()[:24]
+            key = hashlib.sha256(call.encode()).hexdigest()[:24]
             path = folder / package_fingerprint()[:16] / "results" / name / f"{key}.pickle"
             try:
                 return pickle.loads(path.read_bytes())
