@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from setlab.core.figure_cache import kept
 from setlab.lab.cuckoo_walls import CuckooWallsReference, WallFill, stored
 from setlab.models import cuckoo
 from setlab.models.cuckoo_walls import Spread, simulated_first_failure
@@ -61,6 +62,7 @@ def size_text(log_slots: int = AT_LOG_SLOTS) -> str:
 
 
 @cache
+@kept("cuckoo-walls-simulated")
 def simulated(bucket_size: int, log_slots: int) -> Spread:
     """The paper's rules (random victims, 16-bit fingerprints, 500 kicks) over
     :data:`SIM_STREAMS` streams at ``2^log_slots`` slots."""

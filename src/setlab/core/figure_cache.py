@@ -35,8 +35,8 @@ from setlab.core.fingerprint import package_fingerprint
 
 CACHE_ENV = "SETLAB_FIGURE_CACHE"
 #: how many fingerprints' folders are kept (the newest); older ones are removed when a new one
-#: is made, so editing the package for a week leaves a few megabytes, not hundreds
-KEEP = 8
+#: is made (one folder holds about 50 MB, most of it kept simulations)
+KEEP = 4
 _OFF = {"off", "0", "no", "false", "none"}
 _PLAIN = (int, float, str, bytes, bool, type(None))
 T = TypeVar("T")

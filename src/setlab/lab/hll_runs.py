@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from setlab.core.figure_cache import kept
 from setlab.core.validate import check_int
 from setlab.lab import reference
 from setlab.lab.backend import Lab
@@ -241,19 +242,31 @@ class WeekResult:
     server_merged_bytes: int | None  #: MEMORY USAGE of the merged key (None: embedded)
 
 
+def _members(readers: np.ndarray) -> list[str]:
+    return [f"reader:{int(r)}" for r in readers]
+
+
+@kept("hll-daily-sketches")
+def daily_sketches(week: tuple[np.ndarray, ...]) -> list[HyperLogLog]:
+    """The model's sketch of each day's readers (``reader:<id>``): Redis's sparse encoding is
+    rebuilt at every register change, so this is seconds of Python, and kept."""
+    sketches = []
+    for readers in week:
+        hll = HyperLogLog()
+        hll.add_hashes(hll_hashes(_members(readers)))
+        sketches.append(hll)
+    return sketches
+
+
 def run_week(lab: Lab, week: Sequence[np.ndarray]) -> WeekResult:
     """One HyperLogLog per day of ``week`` (reader IDs per day), then ``PFCOUNT`` of every day,
     ``PFCOUNT day1 … day7`` and ``PFMERGE`` into a week key; beside them the true union and the
     model's answers."""
     keys = [lab.key("day", d + 1) for d in range(len(week))]
-    sketches = []
     for key, readers in zip(keys, week, strict=True):
         lab.r.unlink(key)
-        members = [f"reader:{int(r)}" for r in readers]
-        pfadd_many(lab, key, members)
-        hll = HyperLogLog()
-        hll.add_hashes(hll_hashes(members))
-        sketches.append(hll)
+        pfadd_many(lab, key, _members(readers))
+    sketches = daily_sketches(tuple(week))
     week_key = lab.key("week")
     lab.r.unlink(week_key)
     lab.r.pfmerge(week_key, *keys)
