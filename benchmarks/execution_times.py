@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -33,16 +32,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.notebooks import run_page  # noqa: E402
-
-PRIME = """
-from setlab.chapters import registry
-for page in (*registry.CHAPTERS, "front_door", "errata"):
-    figures = (registry.figures(page) if page in registry.CHAPTERS else
-               __import__("setlab.chapters." + page, fromlist=["FIGURES"]).FIGURES)
-    for name in figures.names():
-        figures[name]
-"""
+from tests.support.notebooks import prime_figures, run_page  # noqa: E402
 
 
 def toc_pages() -> list[str]:
@@ -72,8 +62,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         warm = Path(scratch) / "warm"
         if args.figures == "warm":
-            env = {**os.environ, "SETLAB_FIGURE_CACHE": str(warm)}
-            subprocess.run([sys.executable, "-c", PRIME], env=env, check=True, cwd=ROOT)
+            prime_figures(warm)
         for backend in args.backend:
             for page in pages:
                 for run in range(args.runs):
@@ -81,7 +70,7 @@ def main() -> int:
                     env = {**os.environ, "SETLAB_BACKEND": backend,
                            "SETLAB_FIGURE_CACHE": str(cache)}  # fmt: skip
                     env.pop("REDIS_URL", None)
-                    result = run_page(page, env)
+                    result = run_page(page, env, prime=False)
                     if not result.ok:
                         print(f"{page} on {backend} failed: {result.ename}: {result.evalue}")
                         return 1

@@ -190,6 +190,15 @@ def _pending(env: BuildEnvironment, docnames: list[str]) -> list[tuple[str, Path
     return pending
 
 
+def ipc_config(folder: str):
+    """Kernel settings for Unix sockets in ``folder`` instead of TCP ports: kernels started
+    side by side (two pages, two test processes) cannot race for the same free port, which
+    killed a kernel at start ("Address already in use") now and then."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(folder, "kernel")}})
+
+
 async def _execute(pending: list, jobs: int, timeout: int | None, allow_errors: bool) -> list:
     """Execute the notebooks ``jobs`` at a time; returns (seconds, error text or None) each."""
     from nbclient import NotebookClient
@@ -201,19 +210,21 @@ async def _execute(pending: list, jobs: int, timeout: int | None, allow_errors: 
         nonlocal done
         async with gate:
             meta = notebook.metadata.get("execution", {})
-            client = NotebookClient(
-                notebook,
-                timeout=meta.get("timeout", timeout),
-                allow_errors=meta.get("allow_errors", allow_errors),
-                record_timing=False,  # timing metadata would change the notebook's hash
-                resources={"metadata": {"path": str(path.parent)}},
-            )
             start = time.perf_counter()
             error = None
-            try:
-                await client.async_execute()
-            except Exception as err:  # a failed cell, a dead kernel, a timeout: not kept
-                error = f"{type(err).__name__}: {str(err)[-300:]}"
+            with tempfile.TemporaryDirectory(prefix="setlab-kernel-") as sockets:
+                client = NotebookClient(
+                    notebook,
+                    timeout=meta.get("timeout", timeout),
+                    allow_errors=meta.get("allow_errors", allow_errors),
+                    record_timing=False,  # timing metadata would change the notebook's hash
+                    resources={"metadata": {"path": str(path.parent)}},
+                    config=ipc_config(sockets),
+                )
+                try:
+                    await client.async_execute()
+                except Exception as err:  # a failed cell, a dead kernel, a timeout: not kept
+                    error = f"{type(err).__name__}: {str(err)[-300:]}"
             seconds = time.perf_counter() - start
             done += 1
             outcome = "failed (MyST-NB runs it again to report it)" if error else "executed"

@@ -22,9 +22,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from setlab.core import figure_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
@@ -86,16 +89,21 @@ def _execute(slug: str, timeout: int) -> dict:
     import jupytext
     import nbclient
 
+    sys.path.insert(0, str(BOOK / "_ext"))
+    from setlab_execution import ipc_config  # the build's kernels: Unix sockets, no port race
+
     notebook = jupytext.read(BOOK / f"{slug}.md")
-    client = nbclient.NotebookClient(
-        notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": BOOK}}
-    )
     result: dict = {"slug": slug, "ok": True}
     start = time.perf_counter()
-    try:
-        client.execute()
-    except nbclient.exceptions.CellExecutionError as err:
-        result.update(ok=False, ename=err.ename, evalue=err.evalue[-2000:])
+    with tempfile.TemporaryDirectory(prefix="setlab-kernel-") as sockets:
+        client = nbclient.NotebookClient(
+            notebook, timeout=timeout, kernel_name="python3",
+            resources={"metadata": {"path": BOOK}}, config=ipc_config(sockets),
+        )  # fmt: skip
+        try:
+            client.execute()
+        except nbclient.exceptions.CellExecutionError as err:
+            result.update(ok=False, ename=err.ename, evalue=err.evalue[-2000:])
     result["seconds"] = time.perf_counter() - start
     glued, figures, cells = [], 0, []
     for cell in notebook.cells:
@@ -120,6 +128,51 @@ def _execute(slug: str, timeout: int) -> dict:
     return result
 
 
+#: computes every figure of the pages named on its command line (a chapter slug, or a module of
+#: setlab.chapters for the pages that are not chapters)
+_PRIME = """
+import importlib, sys
+from setlab.chapters import registry
+for page in sys.argv[1:]:
+    if page in registry.CHAPTERS:
+        figures = registry.figures(page)
+    else:
+        figures = importlib.import_module("setlab.chapters." + page).FIGURES
+    for name in figures.names():
+        figures[name]
+"""
+#: every page's figures, in two halves of about the same cost (the slowest chapters apart)
+_HALVES = (
+    ["hyperloglog", "birthday-collisions", "snowflake-ranges", "choosing", "sharded-bloom",
+     "setbit-offset", "string-plus-set"],
+    ["cuckoo-kick-chains", "roaring-containers", "bloom-basics", "scalable-bloom",
+     "nk-vs-m-saturation", "one-slow-command", "redis-set-memory", "front_door", "errata"],
+)  # fmt: skip
+
+
+def prime_figures(folder: Path = FIGURE_CACHE) -> None:
+    """Compute every figure into the figure cache at ``folder`` once per package fingerprint,
+    in two processes at once, so that no kernel started afterwards computes one (a test
+    process that comes second waits for the first one's priming)."""
+    import fcntl
+
+    from setlab.core.fingerprint import package_fingerprint
+
+    folder.mkdir(parents=True, exist_ok=True)
+    done = folder / f"{package_fingerprint()[:16]}.primed"
+    with open(folder / "prime.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            return
+        env = {**os.environ, "SETLAB_FIGURE_CACHE": str(folder)}
+        runs = [
+            subprocess.Popen([sys.executable, "-c", _PRIME, *half], env=env, cwd=ROOT)
+            for half in _HALVES
+        ]
+        if all(run.wait() == 0 for run in runs):
+            done.touch()
+
+
 def page_env(env: dict[str, str] | None = None) -> dict[str, str]:
     """``env`` (default: this process's environment) with the tests' figure cache, so kernels
     read the figures the book's builds computed (figures are pure: the backend cannot change
@@ -129,13 +182,19 @@ def page_env(env: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_page(slug: str, env: dict[str, str] | None = None, timeout: int = 600) -> PageRun:
+def run_page(
+    slug: str, env: dict[str, str] | None = None, timeout: int = 600, prime: bool = True
+) -> PageRun:
     """Execute ``book/<slug>.md`` in a fresh kernel under ``env`` (default: this process's
-    environment); a failing cell does not raise: the result says so (``ok``, ``ename``)."""
+    environment), its figure cache primed first unless ``prime`` is false; a failing cell does
+    not raise: the result says so (``ok``, ``ename``)."""
+    env = page_env(env)
+    if prime and env["SETLAB_FIGURE_CACHE"].strip().lower() not in figure_cache.OFF:
+        prime_figures(Path(env["SETLAB_FIGURE_CACHE"]))
     proc = subprocess.run(
         [sys.executable, "-m", "tests.support.notebooks", slug, "--timeout", str(timeout),
          "--json"],
-        env=page_env(env), capture_output=True, text=True, timeout=timeout + 120, cwd=ROOT,
+        env=env, capture_output=True, text=True, timeout=timeout + 120, cwd=ROOT,
     )  # fmt: skip
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT")]
     if not lines:
@@ -181,6 +240,7 @@ def built_site(backend: str) -> tuple[int, str, Path]:
     report, the html folder); a build that failed is built again next time."""
     import fcntl
 
+    prime_figures()
     sites = CACHE / "sites"
     sites.mkdir(parents=True, exist_ok=True)
     folder = sites / f"{backend}-{site_key(backend)[:16]}"

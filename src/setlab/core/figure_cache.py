@@ -37,7 +37,8 @@ CACHE_ENV = "SETLAB_FIGURE_CACHE"
 #: how many fingerprints' folders are kept (the newest); older ones are removed when a new one
 #: is made (one folder holds about 50 MB, most of it kept simulations)
 KEEP = 4
-_OFF = {"off", "0", "no", "false", "none"}
+#: settings of $SETLAB_FIGURE_CACHE that turn it off
+OFF = {"off", "0", "no", "false", "none"}
 _PLAIN = (int, float, str, bytes, bool, type(None))
 T = TypeVar("T")
 #: set by :func:`disable` (the test suite computes every figure afresh in its own process)
@@ -49,7 +50,7 @@ def root() -> Path | None:
     if _disabled:
         return None
     setting = os.environ.get(CACHE_ENV, "").strip()
-    if setting.lower() in _OFF:
+    if setting.lower() in OFF:
         return None
     if setting:
         return Path(setting).expanduser()
