@@ -146,6 +146,11 @@ def test_kept_results_are_read_back_per_argument_and_never_across_fingerprints(c
     again = figure_cache.kept("demo-sim")(simulate)  # a later process's copy
     assert np.array_equal(first(5, seed=2), again(5, seed=2))
     assert calls == [(5, 2)]
+    again(5, 2), again(n=5, seed=2)  # the same call, however its arguments are written
+    assert calls == [(5, 2)]
+    again(7), again(7, 1), again(7, seed=1)  # the default seed, written or not
+    assert calls == [(5, 2), (7, 1)]
+    calls.remove((7, 1))
     again(5, seed=3)
     again(np.int64(5), seed=2)  # a numpy scalar is a plain argument too
     assert calls == [(5, 2), (5, 3), (5, 2)]  # repr differs from 5: its own entry

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import json
 import os
 import pickle
@@ -159,11 +160,15 @@ def kept(name: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
     same package. Anything else as an argument (a generator, a client) just runs the function."""
 
     def decorate(function: Callable[..., T]) -> Callable[..., T]:
+        signature = inspect.signature(function)
+
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> T:
             folder = root()
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()  # f(10) and f(10, trials=400) are the same call
             try:
-                call = repr((_token(args), sorted((k, _token(v)) for k, v in kwargs.items())))
+                call = repr([(k, _token(v)) for k, v in bound.arguments.items()])
             except TypeError:
                 folder = None
             if folder is None:
