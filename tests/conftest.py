@@ -34,28 +34,10 @@ os.environ.setdefault(figure_cache.CACHE_ENV, str(FIGURE_CACHE))
 BOOK_TIMEOUT_S = 3600
 
 
-#: the longest tests, started first so that no worker is left with one of them at the end of a
-#: run on several cores (the two book builds, the Binder install, every chapter on a hostile
-#: server); each fixture that needs a built site then finds it built or being built
-FIRST = (
-    "tests/site/test_book.py::test_book_builds_on_the_embedded_backend",
-    "tests/site/test_book.py::test_book_builds_on_live_redis",
-    "tests/site/test_binder.py::test_the_dockerfile_pip_step_installs_in_a_fresh_venv",
-    "tests/chapters/test_live_hostile.py::test_a_frozen_server",
-    "tests/chapters/test_live_hostile.py",
-)
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("book") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(BOOK_TIMEOUT_S))
-
-    def rank(item: pytest.Item) -> int:
-        found = [i for i, prefix in enumerate(FIRST) if item.nodeid.startswith(prefix)]
-        return found[0] if found else len(FIRST)
-
-    items.sort(key=rank)  # stable: the rest keep their order
 
 
 def need_chromium() -> None:
