@@ -250,7 +250,7 @@ def _fill_cache(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None
         fcntl.flock(lock, fcntl.LOCK_EX)
         pending = _pending(env, sorted(docnames))
         if not pending:
-            logger.info(f"setlab_execution: all {len(docnames)} pages are in the cache")
+            logger.info("setlab_execution: nothing to execute, every page is in the cache")
             return
         timings_file = folder.parent / TIMINGS
         try:
