@@ -40,6 +40,12 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 3 --durations=20
 
+# The book's builds and tests start ~100 Python processes (kernels, runners, builds), each
+# importing setlab: let them keep its bytecode (src/**/__pycache__, ignored by git, the
+# fingerprints and the wheel) even where the environment says PYTHONDONTWRITEBYTECODE, or
+# every one compiles the package from source again (0.7 s of a full import here).
+book test: export PYTHONDONTWRITEBYTECODE :=
+
 # Every cache emptied first: what CI's fresh clone does. Run it after changing something the
 # fingerprints cannot see (the system's Chromium, a kernel setting), and before a release.
 test-fresh:
