@@ -245,15 +245,23 @@ class BigSetRow:
     model_allocated: int  #: the model's allocated bytes
     memory_usage: int | None  #: MEMORY USAGE key SAMPLES 0
     default_samples: int | None  #: MEMORY USAGE key (five samples)
-    freed: int | None  #: how far used_memory fell on DEL
+    freed: int | None  #: how far used_memory (less clients' buffers) fell on DEL
+
+
+def _data_memory(lab: Lab) -> int:
+    """``used_memory`` without the clients' buffers, bytes."""
+    memory = lab.r.info("memory")
+    return int(memory["used_memory"]) - int(memory.get("mem_clients_normal", 0))
 
 
 def measure_big_set(lab: Lab, kind: str, count: int) -> BigSetRow:
     """Build one set of ``count`` members of ``kind``, measure it, then free it with ``DEL``.
 
     ``DEL`` frees at once (``UNLINK`` would free in a background thread), so the fall of
-    ``used_memory`` is what the set really held. Server figures are ``None`` on the embedded
-    backend.
+    ``used_memory`` is what the set really held — less what clients' buffers hold
+    (``mem_clients_normal``): Redis shrinks an idle client's 16 KB query buffer on its own clock,
+    and on a busy machine that can fall between the two readings. Server figures are ``None``
+    on the embedded backend.
     """
     count = check_int("count", count, 1)
     lab.check_allocation(count * 100, f"a set of {count:,} members")
@@ -267,11 +275,11 @@ def measure_big_set(lab: Lab, kind: str, count: int) -> BigSetRow:
     cost = set_cost(growth_summary(kind, count), key)
     usage = samples = freed = None
     if lab.is_real:
-        held = int(lab.r.info("memory")["used_memory"])
+        held = _data_memory(lab)
         usage = int(lab.r.memory_usage(key, samples=0))
         samples = int(lab.r.memory_usage(key))
         lab.r.delete(key)
-        freed = held - int(lab.r.info("memory")["used_memory"])
+        freed = held - _data_memory(lab)
     lab.r.delete(key)
     return BigSetRow(
         kind, count, key, build_s, cost.memory_usage, cost.allocated, usage, samples, freed
