@@ -8,9 +8,12 @@ everything the run prints, the kernel's own stderr included, can be searched for
 
     SETLAB_BACKEND=fake .venv/bin/python -m tests.support.notebooks setbit-offset
 
-:func:`build_book` is ``jupyter-book build`` of the whole book on one backend; its executed
-pages come from the execution cache every build of this checkout shares
-(book/_ext/setlab_execution.py), so a build after a prose edit runs no cell.
+:func:`built_site` is the whole book built on one backend (:func:`build_book`), kept as an
+artefact per :func:`site_key`; its executed pages come from the execution cache every build of
+this checkout shares (book/_ext/setlab_execution.py), so a build after a prose edit runs no
+cell. :func:`prime_figures` fills the figure cache the kernels read before the first one starts.
+:func:`tiny_book` and :func:`build` make and build a book of a few pages with the book's own
+configuration, for the tests of the build itself.
 """
 
 from __future__ import annotations
