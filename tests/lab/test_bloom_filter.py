@@ -99,7 +99,9 @@ def test_filter_asks_the_lab_before_allocating(fake_lab, monkeypatch):
     asked = []
     monkeypatch.setattr(fake_lab, "check_allocation", lambda n, what="": asked.append(n))
     RedisBloomFilter(fake_lab, "ask", BloomLayout(2**13, 3, shard_bits=2), preallocate=False)
-    assert asked == [4 * 2**10]
+    # 4 shards of 1 KiB: 1024 + a 5-byte sds header + NUL → jemalloc's 1280-byte class, and
+    # per key robj 16, a 128-byte name's sds in the 160-byte class, dictEntry 32, buckets 16
+    assert asked == [4 * (1280 + 16 + 160 + 32 + 16)]
 
 
 def test_a_refused_allocation_stops_the_filter_before_it_writes_anything(fake_lab, monkeypatch):

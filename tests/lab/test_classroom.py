@@ -21,8 +21,11 @@ def test_a_participant_is_confined_to_its_namespace_with_no_dangerous_commands()
     assert [r for r in rules if r.startswith("~")] == ["~setlab:@ana:*"]
     assert "resetchannels" in rules
     assert rules.index("+@all") < rules.index("-@dangerous")  # the deny comes after the grant
-    for command in ("randomkey", "script|flush", "function|flush", "function|load"):
-        assert f"-{command}" in rules
+    # scripting: the whole category denied, then back only what the book's code sends
+    kept = ["+eval", "+evalsha", "+script|load", "+script|exists"]
+    assert rules[rules.index("-@scripting") + 1 : rules.index("-@scripting") + 5] == kept
+    for command in ("randomkey", "select", "move", "copy"):  # another's key name, another db
+        assert f"-{command}" in rules and rules.index(f"-{command}") > rules.index("+@all")
     # the key pattern is exactly the prefix connect() writes under for that user
     assert backend.namespace_for("setbit-offset", "ana", "run1").startswith("setlab:@ana:")
     assert not any(r.startswith(">") for r in rules)  # the password is added by configure()
@@ -150,3 +153,47 @@ def test_the_instructor_guide_lists_exactly_the_rules_a_participant_gets():
         shown = rule.replace("~setlab:@name:*", "~setlab:@<name>:*").replace("|", "\\|")
         assert f"`{shown}" in section or f" {shown}`" in section, rule
     assert "setlab classroom start" in section and "setlab classroom monitor" in section
+
+
+def test_the_books_scripting_is_what_the_participants_keep():
+    """Every scripting command the package sends is one the rules give back after
+    ``-@scripting`` (a new one would fail for every participant)."""
+    import re
+    from pathlib import Path
+
+    import setlab
+
+    sent = set()
+    for path in Path(setlab.__file__).parent.rglob("*.py"):
+        text = path.read_text()
+        sent |= {"eval"} if re.search(r"\.eval\(", text) else set()
+        if "register_script(" in text:  # EVALSHA, SCRIPT LOAD on NOSCRIPT, EXISTS in pipelines
+            sent |= {"evalsha", "script|load", "script|exists"}
+        for name in ("evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "script_load"):
+            if re.search(rf"\.{name}\(", text):
+                sent.add(name.replace("script_", "script|"))
+    assert sent == set(classroom.SCRIPTING_KEPT)
+
+
+def test_the_port_check_refuses_a_listening_port_and_passes_a_free_one():
+    import socket
+
+    from setlab.lab import server
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        for where in (["127.0.0.1"], ["0.0.0.0"]):  # the address itself, or the wildcard over it
+            with pytest.raises(server.PortInUse, match=rf"port {port} on .* already in use"):
+                server.check_port_free(port, where)
+    server.check_port_free(port, ["127.0.0.1", "0.0.0.0"])  # closed: free again
+    assert server._bind_addresses(["--port", "1", "--bind", "127.0.0.1"]) == ["127.0.0.1"]
+    args = ["--bind", "127.0.0.1", "--maxmemory", "1gb", "--bind", "*", "-::1", "--save", ""]
+    assert server._bind_addresses(args) == ["0.0.0.0", "::1"]  # the last --bind wins
+
+
+def test_the_help_says_passwords_reach_a_terminal_only():
+    run = _setlab("classroom", "add", "--help")
+    assert run.returncode == 0
+    assert "not a terminal" in " ".join(run.stdout.split())

@@ -256,9 +256,11 @@ def test_passwords_reach_no_server_log_and_only_the_urls_the_instructor_asked_fo
         assert p.password not in logged
 
 
-def test_setlab_classroom_start_prints_the_urls_keeps_its_own_login_secret_and_stops_cleanly(
+def test_setlab_classroom_start_saves_the_urls_keeps_every_login_secret_and_stops_cleanly(
     tmp_path,
 ):
+    """Its output goes to a pipe here, as to a log: the URLs are in the CSV and nowhere else
+    (tests/lab/test_live_classroom_limits.py shows them printed to a terminal)."""
     from tests.conftest import _need_redis_server
 
     _need_redis_server()
@@ -281,8 +283,10 @@ def test_setlab_classroom_start_prints_the_urls_keeps_its_own_login_secret_and_s
         for path in (tmp_path / "class.csv", admin_file):
             assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert [r["name"] for r in rows] == ["ana", "bo"]
-        for row in rows:  # the URLs the instructor asked for, printed and in the CSV
-            assert f"REDIS_URL={row['redis_url']}" in out
+        assert "passwords not printed: standard output is not a terminal" in out
+        assert f"2 participant URL(s) written to {tmp_path / 'class.csv'} (mode 600)" in out
+        for row in rows:  # the URLs the instructor asked for: in the CSV, not in the output
+            assert redis.connection.parse_url(row["redis_url"])["password"] not in out
             assert redis.Redis.from_url(row["redis_url"]).ping()
         admin_password = redis.connection.parse_url(admin_url)["password"]
         assert admin_password not in out
@@ -316,7 +320,8 @@ def test_add_monitor_and_remove_work_on_a_server_the_instructor_already_runs(
     added = setlab_cli("add", "eve", "--csv", str(tmp_path / "eve.csv"))
     assert added.returncode == 0, added.stderr
     (row,) = csv.DictReader((tmp_path / "eve.csv").open())
-    assert row["name"] == "eve" and f"REDIS_URL={row['redis_url']}" in added.stdout
+    eve_password = redis.connection.parse_url(row["redis_url"])["password"]
+    assert row["name"] == "eve" and eve_password not in added.stdout  # a pipe: not printed
     eve = redis.Redis.from_url(row["redis_url"])
     eve.set("setlab:@eve:r:ch:k", "x")
     watched = setlab_cli("monitor")
@@ -331,4 +336,5 @@ def test_add_monitor_and_remove_work_on_a_server_the_instructor_already_runs(
     quiet = setlab_cli("add", "eve", "--quiet", "--csv", str(tmp_path / "quiet.csv"))
     (row,) = csv.DictReader((tmp_path / "quiet.csv").open())
     assert quiet.returncode == 0 and row["redis_url"].split("@")[0] not in quiet.stdout
+    assert "passwords not printed" not in quiet.stdout  # --quiet: not even the notice
     assert classroom.remove(admin, ["eve"]) == (0, 1)

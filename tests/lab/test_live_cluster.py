@@ -1,15 +1,21 @@
-"""A real local Redis Cluster: slots agree with CLUSTER KEYSLOT; routing equals the simulation."""
+"""A real local Redis Cluster: slots agree with CLUSTER KEYSLOT; routing equals the simulation;
+a frozen or killed master ends a load in seconds with one setlab line."""
 
 from __future__ import annotations
 
 import os
 import random
+import signal
+import time
 
 import numpy as np
 import pytest
 
-from setlab.lab import cluster, stalls
+from setlab.lab import cluster, cluster_bloom, stalls
+from setlab.lab.bloom_filter import RedisBloomFilter
+from setlab.lab.errors import ServerTimeout, ServerUnavailable
 from setlab.models import cluster_slots, like_workload
+from setlab.models.bloom_sim import BloomLayout
 
 pytestmark = pytest.mark.live
 
@@ -63,3 +69,36 @@ def test_cluster_stops_without_leaving_processes(redis_server):
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+@pytest.fixture
+def fresh_cluster(redis_server):
+    """A cluster of its own, for a test that freezes or kills one of its masters."""
+    started = cluster.LocalCluster.start(masters=3)
+    yield started
+    for node in started.nodes:
+        if node.alive:
+            os.kill(node.process.pid, signal.SIGCONT)
+    started.stop()
+
+
+@pytest.mark.timeout(60)  # without a socket timeout the load waits forever: fail, do not hang
+@pytest.mark.parametrize(
+    ("sig", "error"), [(signal.SIGSTOP, ServerTimeout), (signal.SIGKILL, ServerUnavailable)]
+)
+def test_a_frozen_or_killed_master_ends_the_load_in_seconds_with_one_line(
+    fresh_cluster, sig, error
+):
+    lab = cluster_bloom.cluster_lab(fresh_cluster, "test-cluster-fault")
+    bloom = RedisBloomFilter(lab, "f", BloomLayout.for_items(20_000, 0.01, shard_bits=6))
+    items = np.arange(20_000, dtype=np.uint64)
+    bloom.add_many(items[:5000])  # under way, on every master
+    victim = fresh_cluster.nodes[1]
+    os.kill(victim.process.pid, sig)
+    start = time.monotonic()
+    with pytest.raises(error) as exc:
+        bloom.add_many(items[5000:])
+    # the batch's timeout, then redis-py's retry of its first command, then a PING per master
+    assert time.monotonic() - start < 2 * cluster.SOCKET_TIMEOUT_S + 2
+    message = str(exc.value)
+    assert "\n" not in message and f"{victim.host}:{victim.port} (a master" in message

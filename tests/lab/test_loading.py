@@ -116,7 +116,9 @@ def test_load_asks_the_lab_before_allocating(fake_lab, monkeypatch):
     asked = []
     monkeypatch.setattr(fake_lab, "check_allocation", lambda n, what="": asked.append(n))
     loading.load(fake_lab, "ask", LAYOUT, ITEMS[:10], "pipeline")
-    assert asked == [LAYOUT.total_bytes]
+    # 8 shards of 512 B: 512 + a 5-byte sds header + NUL → jemalloc's 640-byte class, and per
+    # key robj 16, a 128-byte name's sds in the 160-byte class, dictEntry 32, buckets 16
+    assert asked == [8 * (640 + 16 + 160 + 32 + 16)]
 
 
 def _wrong_type_key(lab):

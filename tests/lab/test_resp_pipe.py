@@ -12,6 +12,7 @@ import pytest
 import redis
 
 from setlab.lab import resp_pipe
+from setlab.lab.errors import CommandRefused
 from setlab.models.bloom_sim import BloomLayout
 
 LAYOUT = BloomLayout(2**12, 5, shard_bits=3)
@@ -164,7 +165,7 @@ def test_streamed_bf_madd_and_mexists_answer_as_redis_py(live_lab):
 @pytest.mark.live
 def test_an_error_reply_stops_the_streamed_load_with_the_servers_message(live_lab):
     live_lab.r.rpush(live_lab.key("f", *LAYOUT.key_suffix(0)), "not a bitmap")
-    with pytest.raises(RuntimeError, match="WRONGTYPE"):
+    with pytest.raises(CommandRefused, match=r"refused SETBIT .*: WRONGTYPE"):
         resp_pipe.load_setbits(live_lab, "f", LAYOUT, ITEMS)
 
 

@@ -122,8 +122,12 @@ def test_the_seed_sequence_can_hold_both_strings_while_the_second_click_realloca
     # by hand: 227,932,099 + 10 bytes → jemalloc's 224 MiB class; the growth asks for the needed
     # 432,098,627 bytes plus 1 MiB of greedy room, + 10 → the 448 MiB class; realloc may hold both
     first, second = 224 * 2**20, 448 * 2**20
-    assert setbit.sequence_peak_bytes(setbit.SEED_000_SEQUENCE) == first + second
-    assert setbit.sequence_peak_bytes([8, 0]) == bitmap.SdsString.new(2).allocation
+    # and the key: robj 16, a 128-byte name's sds (3 + 128 + 1 → the 160-byte class), the
+    # dictEntry (24 → 32) and two bucket pointers (16)
+    key = 16 + 160 + 32 + 16
+    assert setbit.sequence_peak_bytes(setbit.SEED_000_SEQUENCE) == first + second + key
+    # two bytes: a type-5 sds of 1 + 2 + 1 bytes in the 8-byte class
+    assert setbit.sequence_peak_bytes([8, 0]) == 8 + key
 
 
 def test_a_replay_on_fakeredis_names_each_write_and_measures_no_server_time(fake_lab):
@@ -148,3 +152,22 @@ def test_the_stored_replay_reads_back_with_its_own_label():
     assert len(ref.sequence) == len(raw["rows"]) and ref.sequence_run is not None
     assert ref.sequence_run.measured == raw["measured"]
     assert [s.offset for s in ref.sequence_steps()] == list(setbit.SEED_000_SEQUENCE)
+
+
+def test_a_first_write_that_fails_midway_deletes_its_key_at_once(fake_lab, monkeypatch):
+    from setlab.lab.errors import BigAllocationRefused
+
+    setbit_once = fake_lab.r.setbit
+    calls = []
+
+    def refuse_the_second(key, offset, value):
+        calls.append(offset)
+        if len(calls) == 2:
+            raise BigAllocationRefused("the net under the second write says no")
+        return setbit_once(key, offset, value)
+
+    monkeypatch.setattr(fake_lab.r, "setbit", refuse_the_second)
+    with pytest.raises(BigAllocationRefused):
+        setbit.first_write(fake_lab, 80_000)
+    assert calls == [80_000, 40_000]
+    assert fake_lab.keys() == []  # not left for lab.cleanup() at the end of the page

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab.models import decimal_lines
+from setlab.models import decimal_lines, id_lines
 from setlab.models import ids as ids_module
 from setlab.tools import analysis
 
@@ -70,7 +70,7 @@ def test_largest_id_is_read():
 def _general(text: bytes) -> ids_module.IDs:
     """The IDs as the column-at-a-time block parser reads them (no fast path)."""
     collector = ids_module._Collector("auto", "<memory>")
-    collector.add(ids_module._Block(text, 1))
+    collector.add(id_lines.Block(text, 1))
     return collector.result()
 
 
@@ -193,8 +193,8 @@ def test_sorting_halves_on_two_threads_equals_one_sort(monkeypatch, top, shuffle
 
 
 def test_a_file_whose_first_lines_are_longest_still_reads_whole(tmp_path, monkeypatch):
-    """Room for the IDs is reserved from the file's size and its first block; a file whose
-    later lines are shorter holds more IDs than that, and all of them are read."""
+    """A file whose later lines are shorter holds more IDs per block than its first block
+    does: all of them are read, whatever room the first block made for them."""
     monkeypatch.setattr(ids_module, "BLOCK_BYTES", 256)
     lines = [str(10**19 + i) for i in range(20)] + [str(i % 10) for i in range(3_000)]
     path = tmp_path / "ids.txt"
@@ -244,23 +244,3 @@ def test_a_pipe_and_a_file_are_cut_into_the_same_lines(monkeypatch, block):
         read = ids_module.parse_stream(stream)
         assert read.values.tolist() == [int(x) for x in lines]
         assert read.lengths.tolist() == [len(x) for x in lines]
-
-
-def test_ids_are_read_whole_when_the_room_reserved_ahead_is_refused(tmp_path, monkeypatch):
-    from setlab.core.arrays import Growing
-
-    original, calls = Growing.reserve, []
-
-    def refuse_first(self, capacity):
-        calls.append(capacity)
-        if len(calls) == 1:  # the reservation from the file's size
-            raise MemoryError
-        return original(self, capacity)
-
-    monkeypatch.setattr(Growing, "reserve", refuse_first)
-    monkeypatch.setattr(ids_module, "BLOCK_BYTES", 256)
-    lines = [str(i * 7) for i in range(3_000)]
-    path = tmp_path / "ids.txt"
-    path.write_text("\n".join(lines) + "\n")
-    assert ids_module.read_ids(path, progress=False).values.tolist() == [int(x) for x in lines]
-    assert len(calls) > 1

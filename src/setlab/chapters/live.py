@@ -23,4 +23,4 @@ def beside(measurement: Measurement[T], describe: Callable[[T], str]) -> str:
     if measurement.live:
         where = measurement.label.removeprefix("this run: ")
         return f"This run ({where}): {describe(measurement.value)}."
-    return f"(This run measured none of it: {measurement.why_not_live}.)"
+    return f"(This run measured none of it: {measurement.why_not_live.rstrip('.')}.)"

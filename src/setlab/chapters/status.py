@@ -33,7 +33,7 @@ def versions(lab: Lab) -> dict[str, str]:
         "Redis": lab.version_text
         if lab.is_real
         else f"fakeredis (Redis {lab.version_text} dialect)",
-        "allocator": lab.allocator or "n/a (embedded)",
+        "allocator": lab.allocator or ("not reported" if lab.is_real else "n/a (embedded)"),
         "RedisBloom": lab.modules.get("bf", "not loaded"),
     }
     facts.update({name: package_version(name) for name in PACKAGES})

@@ -2,7 +2,9 @@
 
 Made for workshop participants: every check says OK, or says what to do. Required checks (Python,
 the packages, a backend that works) decide the exit code; optional ones (a real Redis, the
-RedisBloom module) only change what the chapters can measure.
+RedisBloom module) only change what the chapters can measure. Every line is redacted of the
+secrets in ``REDIS_URL`` (:mod:`setlab.core.secrets`): a participant pastes this output into a
+chat.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ import os
 import platform
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from setlab.chapters import status
+from setlab.core.secrets import redact, url_secrets
 from setlab.lab import backend, server, versions
 
 REQUIRED_PACKAGES = ("redis", "fakeredis", "numpy", "scipy", "matplotlib", "mmh3", "pyroaring")
@@ -98,10 +101,15 @@ def _packages(names: tuple[str, ...], what: str, required: bool) -> Check:
 def _redis_server() -> Check:
     binary = server.find_redis_server()
     if not binary:
+        instead = (  # with REDIS_URL set the chapters run on that server: nothing is embedded
+            "they use your REDIS_URL server"
+            if os.environ.get(backend.URL_ENV)
+            else "they use embedded fakeredis and stored reference data"
+        )
         return Check(
             "redis-server", False, "not found",
-            f"optional, for live measurements: {INSTALL[system()]['redis']}. Without it the "
-            "chapters use embedded fakeredis and stored reference data",
+            f"optional, for live measurements: {INSTALL[system()]['redis']}. Without it "
+            f"the chapters' own server cannot start: {instead}",
             required=False,
         )  # fmt: skip
     try:
@@ -162,7 +170,9 @@ def _redis_url() -> Check | None:
     return Check("REDIS_URL", True, detail)
 
 
-def _backend() -> Check:
+def _backend(url: Check | None) -> Check:
+    if url is not None and not url.ok:  # connect() would fail the same way: say it once
+        return Check("backend", False, "REDIS_URL does not work (above)", "fix it, or unset it")
     try:
         lab = backend.connect("doctor", quiet=True)
     except (server.ServerError, ValueError) as err:
@@ -224,8 +234,11 @@ def run(run_chapter: bool = False) -> list[Check]:
     url = _redis_url()
     if url is not None:
         checks.append(url)
-    checks += [_backend(), _book(run_chapter)]
-    return checks
+    checks += [_backend(url), _book(run_chapter)]
+    secrets = url_secrets(os.environ.get(backend.URL_ENV, ""))
+    return [
+        replace(c, detail=redact(c.detail, secrets), fix=redact(c.fix, secrets)) for c in checks
+    ]
 
 
 def ready(checks: list[Check]) -> bool:

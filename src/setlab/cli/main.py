@@ -7,8 +7,11 @@
   (:mod:`setlab.tools.analysis`), price every structure for them and recommend one
   (:mod:`setlab.tools.advise`);
 * ``setlab backend`` — which backend ``connect()`` would use here (``live`` or ``fake``), with the
-  banner when ``--verbose``; the Makefile uses it to say which backend built the book;
+  banner when ``--verbose``; the Makefile uses it to say which backend built the book, and with
+  ``--check`` to stop before building on a ``REDIS_URL`` it cannot use;
 * ``setlab doctor`` — is this machine ready for the book? One line per check, with the fix;
+* ``setlab cleanup [--all-mine]`` — remove what this user's stopped runs left on ``REDIS_URL``
+  (:mod:`setlab.lab.expiry`);
 * ``setlab classroom start|add|monitor|remove`` — a Redis for a class, one ACL-confined user per
   participant (:mod:`setlab.cli.classroom`).
 
@@ -42,11 +45,30 @@ def _backend(args: argparse.Namespace) -> int:
     from setlab.lab import backend
 
     choice = backend.resolve_backend()
+    # connected first: a URL that fails prints one line and exits 2, before any name
+    lab = backend.connect("cli", quiet=True) if args.verbose or args.check else None
     print("live" if choice == "url" else choice)
-    if args.verbose:
-        lab = backend.connect("cli", quiet=True)
-        print(lab.banner)
+    if lab is not None:
+        if args.verbose:
+            print(lab.banner)
         lab.close()
+    return 0
+
+
+def _cleanup(args: argparse.Namespace) -> int:
+    from setlab.lab import backend
+    from setlab.lab.errors import ConfigurationError
+
+    if not os.environ.get(backend.URL_ENV):
+        raise ConfigurationError(
+            f"{backend.URL_ENV} is not set: the keys of a private server or of the embedded "
+            "backend go with the process that made them; set it to the server to clean"
+        )
+    lab = backend.connect("cli", backend="auto", quiet=True)  # removes the stopped runs
+    removed = lab.stale_removed + (lab.cleanup_stale(max_age_s=0) if args.all_mine else 0)
+    runs = "every other run" if args.all_mine else "the stopped runs"
+    print(f"removed {removed} keys of {runs} of user {lab.user} on Redis at {lab.address}")
+    lab.close()
     return 0
 
 
@@ -97,7 +119,9 @@ def _calc_roaring(args: argparse.Namespace) -> int:
     if args.file is not None:
         if args.count is not None or args.range is not None or args.dense:
             raise ValueError("give a FILE or --count/--range/--dense, not both")
-        report = calc.roaring_from_ids(read_ids(args.file, args.progress, args.format))
+        report = calc.roaring_from_ids(
+            read_ids(args.file, args.progress, args.format, args.max_ids)
+        )
     else:
         if args.count is None:
             raise ValueError("give a FILE of IDs, or --count N (and --range LOW:HIGH)")
@@ -114,7 +138,9 @@ def _calc_set(args: argparse.Namespace) -> int:
     if args.file is not None:
         if args.members is not None:
             raise ValueError("give a FILE or --members N, not both")
-        report = calc.set_from_ids(read_ids(args.file, args.progress, args.format), args.redis)
+        report = calc.set_from_ids(
+            read_ids(args.file, args.progress, args.format, args.max_ids), args.redis
+        )
     else:
         if args.members is None:
             raise ValueError("give a FILE of IDs, or --members N (with --type, --length)")
@@ -136,7 +162,7 @@ def _advise(args: argparse.Namespace) -> int:
     from setlab.models.ids import read_ids
     from setlab.tools import advise, analysis
 
-    described = analysis.analyse(read_ids(args.file, args.progress, args.format))
+    described = analysis.analyse(read_ids(args.file, args.progress, args.format, args.max_ids))
     options = advise.Needs(
         error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis
     )
@@ -167,6 +193,16 @@ def _format_option(p: argparse.ArgumentParser) -> None:
         "--format", choices=("auto", "dec", "hex", "uuid"), default="auto",
         help="the kind of ID in the file (default auto: the first ID decides, and a line of "
         "another kind is an error)",
+    )  # fmt: skip
+
+
+def _max_ids_option(p: argparse.ArgumentParser) -> None:
+    from setlab.models.ids import MAX_IDS
+
+    p.add_argument(
+        "--max-ids", type=count("max-ids"), default=MAX_IDS, metavar="N",
+        help=f"stop with an error after more than N IDs (default {MAX_IDS:,}; an ID takes "
+        "about 9 bytes as read, and up to 18 more while the IDs are analysed)",
     )  # fmt: skip
 
 
@@ -281,6 +317,7 @@ def _add_calc(sub: Any) -> None:
     p.add_argument("--dense", action="store_true", help="consecutive IDs instead of random")
     p.add_argument("--seed", type=count("seed", low=0), default=0, help="random seed")
     _format_option(p)
+    _max_ids_option(p)
     _progress_option(p)
     json_option(p)
     p.set_defaults(func=_calc_roaring)
@@ -303,6 +340,7 @@ def _add_calc(sub: Any) -> None:
         help="first integer for --type int (default 0)",
     )
     _format_option(p)
+    _max_ids_option(p)
     _redis_option(p)
     _progress_option(p)
     json_option(p)
@@ -357,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--plot", metavar="PNG", help="save the histograms to this PNG file")
     _format_option(p)
+    _max_ids_option(p)
     _redis_option(p)
     _progress_option(p)
     json_option(p)
@@ -364,10 +403,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("backend", help="print which Redis backend connect() would use")
     p.add_argument("--verbose", "-v", action="store_true", help="also connect and print the banner")
+    p.add_argument(
+        "--check", action="store_true", help="also connect: exit 2 with one line if that fails"
+    )
     p.set_defaults(func=_backend)
     from setlab.cli import classroom
 
     classroom.add_parser(sub)
+    p = sub.add_parser(
+        "cleanup", help="remove the keys your stopped runs left on REDIS_URL",
+        description="Delete the keys of this user's runs (setlab:@<user>:<run>:…) on the server "
+        "REDIS_URL names whose heartbeat has stopped (a killed kernel) or that are over a day "
+        "old; nothing outside them. Prints how many keys it removed.",
+    )  # fmt: skip
+    p.add_argument("--all-mine", action="store_true",
+                   help="remove every run of this user, running or not")  # fmt: skip
+    p.set_defaults(func=_cleanup)
     p = sub.add_parser("doctor", help="check that this machine is ready for the book")
     p.add_argument("--book", action="store_true", help="also execute chapter 1 (about a minute)")
     json_option(p)

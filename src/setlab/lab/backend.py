@@ -32,8 +32,8 @@ import fakeredis
 import redis
 
 from setlab.core.scale import scale
-from setlab.core.secrets import redact, redact_url, url_secrets
-from setlab.lab import versions
+from setlab.core.secrets import check_url, redact, redact_url, url_secrets
+from setlab.lab import expiry, versions
 from setlab.lab.errors import (
     BigAllocationRefused,
     ConfigurationError,
@@ -43,7 +43,7 @@ from setlab.lab.errors import (
     install_notebook_handler,
     translate,
 )
-from setlab.lab.guard import ALLOW_BIG_ENV, MemoryGuard, MemoryState
+from setlab.lab.guard import ALLOW_BIG_ENV, MemoryGuard, MemoryState, string_lengths
 from setlab.lab.server import RedisServer, ServerError, find_redis_server
 
 BACKEND_ENV = "SETLAB_BACKEND"
@@ -61,7 +61,7 @@ STALE_AFTER_S = 24 * 3600
 #: one user (two tabs, two students sharing a login) never share keys
 RUN_ID = f"{int(time.time()):x}-{secrets.token_hex(2)}"
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _TRUE = {"1", "true", "yes", "on"}
 
 Kind = Literal["live", "fake"]
@@ -115,6 +115,7 @@ class _LabRedis(redis.Redis):
     _lab_namespace: str = ""
     _lab_secrets: tuple[str, ...] = ()
     _lab_guard: MemoryGuard | None = None
+    _lab_expiry: expiry.Expiry | None = None  # on a shared server: what makes written keys expire
 
     def _lab_error(self, exc: Exception, command: str) -> Exception:
         server = self._lab_server
@@ -130,6 +131,8 @@ class _LabRedis(redis.Redis):
         if self._lab_guard is not None:
             self._lab_guard.before([args])
         try:
+            if self._lab_expiry is not None:
+                return self._lab_expiry.execute(self, args, options)
             return super().execute_command(*args, **options)
         except redis.exceptions.RedisError as exc:
             error = self._lab_error(exc, str(args[0]) if args else "?")
@@ -145,6 +148,8 @@ class _LabRedis(redis.Redis):
             if self._lab_guard is not None:
                 self._lab_guard.before(args for args, _options in pipe.command_stack)
             try:
+                if self._lab_expiry is not None:
+                    return self._lab_expiry.execute_pipeline(self, pipe, execute, raise_on_error)
                 return execute(raise_on_error=raise_on_error)
             except redis.exceptions.RedisError as exc:
                 error = self._lab_error(exc, "a pipeline")
@@ -184,6 +189,9 @@ class Lab:
     _new_client: Any = None
     user: str | None = None
     guard: MemoryGuard | None = field(default=None, repr=False)
+    heartbeat: expiry.Heartbeat | None = field(default=None, repr=False)
+    #: keys of this user's stopped runs that connect() removed (see cleanup_stale)
+    stale_removed: int = 0
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -268,40 +276,16 @@ class Lab:
 
         Returns the number of keys removed. Never FLUSHDB: the server may hold other data.
         """
-        removed = 0
-        batch: list[bytes] = []
-        for key in self.r.scan_iter(match=self.namespace + "*", count=1000):
-            batch.append(key)
-            if len(batch) >= 500:
-                removed += self.r.unlink(*batch)
-                batch.clear()
-        if batch:
-            removed += self.r.unlink(*batch)
-        return removed
+        return expiry.unlink_matching(self.r, self.namespace + "*")
 
     def cleanup_stale(self, max_age_s: float = STALE_AFTER_S) -> int:
-        """Delete what earlier runs of this user left behind on a shared server, if older than
-        ``max_age_s`` (a day by default): keys under ``setlab:@<user>:<run>:`` whose run id is
-        that old. Never touches other users, other prefixes, or runs younger than that."""
+        """Delete what earlier runs of this user left behind on a shared server: every run
+        under ``setlab:@<user>:<run>:`` whose heartbeat has stopped (a killed kernel; see
+        :mod:`setlab.lab.expiry`) or whose run id is older than ``max_age_s`` (a day by
+        default; 0: every run). Never touches other users, other prefixes, or this run."""
         if self.user is None:
             return 0
-        prefix = user_prefix(self.user)
-        now = time.time()
-        stale: list[bytes] = []
-        removed = 0
-        for key in self.r.scan_iter(match=prefix + "*", count=1000):
-            run = key.decode(errors="replace")[len(prefix) :].split(":", 1)[0]
-            stamp = run.split("-", 1)[0]
-            if not re.fullmatch(r"[0-9a-f]{8,}-[0-9a-f]{4}", run):
-                continue
-            if now - int(stamp, 16) > max_age_s:
-                stale.append(key)
-            if len(stale) >= 500:
-                removed += self.r.unlink(*stale)
-                stale.clear()
-        if stale:
-            removed += self.r.unlink(*stale)
-        return removed
+        return expiry.remove_stale_runs(self.r, user_prefix(self.user), RUN_ID, max_age_s)
 
     # -- safety ---------------------------------------------------------------------------
     def may_allocate(self, nbytes: int, reads: int = 0) -> bool:
@@ -313,15 +297,15 @@ class Lab:
         return True
 
     def check_allocation(
-        self, nbytes: int, what: str = "this experiment", *, reads: int = 0
+        self, nbytes: int, what: str = "this experiment", *, reads: int = 0, scales: bool = False
     ) -> None:
         """Refuse, with a message naming the remedies, memory this lab should not use.
 
-        ``nbytes`` is what the experiment writes at its peak (allocator rounding included) and
-        ``reads`` what it reads back at once (reply buffers count against maxmemory too). On a
-        server setlab did not start, anything above ``big_bytes`` (64 MiB by default) needs
-        ``SETLAB_ALLOW_BIG=1`` or ``connect(allow_big=True)``; and on any real server nothing
-        may exceed the headroom below ``maxmemory`` (see :mod:`setlab.lab.guard`).
+        ``nbytes``: :func:`setlab.lab.guard.budget` of what the experiment creates at its peak;
+        ``reads``: what it reads back at once (reply buffers count against maxmemory too);
+        ``scales``: it grows with ``SETLAB_SCALE`` (a refusal then offers one that fits). On a
+        server setlab did not start, nothing may exceed the headroom below ``maxmemory``, and
+        above ``big_bytes`` (64 MiB) needs ``SETLAB_ALLOW_BIG=1`` too (see :mod:`setlab.lab.guard`).
         """
         if self.guard is None:  # the embedded fakeredis: validate the arguments only
             MemoryGuard(lambda: None, self.address, owned=True, allow_big=True,
@@ -329,7 +313,7 @@ class Lab:
             return
         self.guard.allow_big = self.allow_big
         self.guard.big_bytes = self.big_bytes
-        self.guard.check(nbytes, what, reads)
+        self.guard.check(nbytes, what, reads, scales=scales)
 
     def memory_state(self) -> MemoryState | None:
         """``INFO memory``'s limit, usage and policy (None on fakeredis or if the ACL denies)."""
@@ -342,6 +326,8 @@ class Lab:
 
     def close(self) -> None:
         """Close this lab's connections. A private server stays up for the rest of the process."""
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
         self.r.close()
 
     def __repr__(self) -> str:
@@ -420,6 +406,7 @@ def connect(
     install_notebook_handler()  # from here on a setlab error is one line in a notebook
     try:
         scale()  # SETLAB_SCALE is read by the chapter's cells: refuse a bad one here, once
+        expiry.key_ttl_s()  # and SETLAB_KEY_TTL_S
         where = resolve_backend(backend)
     except ValueError as exc:
         raise ConfigurationError(str(exc)) from None
@@ -436,7 +423,12 @@ def connect(
     else:
         lab = _live_lab(namespace, os.environ[URL_ENV] if shared else None)
     lab.user = user
-    if shared:
+    if shared:  # a run killed midway leaves keys that expire; connect() removes them at once
+        run = f"{user_prefix(user)}{RUN_ID}:"
+        lab.heartbeat = expiry.Heartbeat(lab.r.raw(), run, lab.r._lab_expiry)
+        lab.heartbeat.start()  # before the first write: from here on this run counts as alive
+        with contextlib.suppress(redis.exceptions.RedisError, SetlabError, OSError):
+            lab.stale_removed = lab.cleanup_stale()
         atexit.register(_cleanup_quietly, lab)  # a run stopped midway leaves nothing behind
     lab.allow_big = bool(allow_big)
     lab.big_bytes = big_bytes
@@ -444,6 +436,8 @@ def connect(
         lab.guard.allow_big, lab.guard.big_bytes = lab.allow_big, big_bytes
     if not quiet:
         print(lab.banner)
+        if lab.stale_removed:
+            print(f"removed {lab.stale_removed} keys that stopped runs of {user} left there")
         if lab.version_warning:
             print(lab.version_warning)
         state = lab.memory_state() if shared else None
@@ -459,6 +453,8 @@ def _cleanup_quietly(lab: Lab) -> None:
     # the server may be gone or refuse: then there is nothing more this process can do
     with contextlib.suppress(redis.exceptions.RedisError, SetlabError, OSError):
         lab.cleanup()
+        if lab.heartbeat is not None:  # the process ends, and with it its run
+            lab.heartbeat.stop(remove=True)
 
 
 def default_user(where: str) -> str | None:
@@ -467,7 +463,10 @@ def default_user(where: str) -> str | None:
     the name a classroom's key pattern ``~setlab:@ana:*`` is written for) or the login name;
     else none (the lab's own server holds nobody else's keys)."""
     if os.environ.get(USER_ENV):
-        return os.environ[USER_ENV]
+        try:  # one setlab line naming the variable, not a ValueError from deep inside
+            return _check_name(USER_ENV, os.environ[USER_ENV])
+        except ValueError as exc:
+            raise ConfigurationError(str(exc)) from None
     if where != "url":
         return None
     return url_user(os.environ.get(URL_ENV, "")) or _login_name()
@@ -521,9 +520,10 @@ def _live_lab(namespace: str, url: str | None) -> Lab:
 
     def new_client() -> redis.Redis:
         try:
+            check_url(url)  # a password with '/', '?' or '#' as typed would name another host
             client = _LabRedis.from_url(url, protocol=2, **timeouts)
         except ValueError as exc:
-            raise ValueError(
+            raise ConfigurationError(
                 redact(f"REDIS_URL {shown} is not a Redis URL: {exc}", hidden)
             ) from None
         client._lab_server = server
@@ -574,10 +574,12 @@ def _live_lab(namespace: str, url: str | None) -> Lab:
             return sum(n or 0 for n in pipe.execute()) if keys else 0
 
         guard = MemoryGuard(
-            read_state, client._lab_where, footprint=footprint, owned=False, allow_big=False,
-            big_bytes=DEFAULT_BIG_BYTES,
+            read_state, client._lab_where, footprint=footprint, lengths=string_lengths(client.raw),
+            owned=False, allow_big=False, big_bytes=DEFAULT_BIG_BYTES,
         )  # fmt: skip
         client._lab_guard = guard
+        ttl = expiry.key_ttl_s()
+        client._lab_expiry = expiry.Expiry(namespace, ttl, lt=facts["version"] >= (7, 0))
     else:
         guard = MemoryGuard(
             lambda: None, client._lab_where, owned=True, allow_big=True,
@@ -587,6 +589,7 @@ def _live_lab(namespace: str, url: str | None) -> Lab:
     def guarded_client() -> redis.Redis:
         other = new_client()
         other._lab_guard = client._lab_guard  # every connection shares the one budget
+        other._lab_expiry = client._lab_expiry  # and the one record of expiries set
         return other
 
     lab = Lab(

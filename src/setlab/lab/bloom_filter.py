@@ -22,6 +22,7 @@ import numpy as np
 from setlab.core.progress import Progress
 from setlab.core.validate import check_int as _int
 from setlab.core.validate import check_probability as _probability
+from setlab.lab import guard
 from setlab.lab.backend import Lab
 from setlab.models.bloom import MAX_K
 from setlab.models.bloom_sim import BloomLayout, iter_chunks
@@ -43,7 +44,10 @@ class RedisBloomFilter:
             raise ValueError(f"layout must be a BloomLayout, got {layout!r}")
         if not isinstance(name, str) or not name:
             raise ValueError(f"name must be a non-empty string, got {name!r}")
-        lab.check_allocation(layout.total_bytes, f"Bloom filter {name!r}")
+        lab.check_allocation(
+            guard.budget(string=layout.bytes_per_shard, keys=layout.shards),
+            f"Bloom filter {name!r}",
+        )
         self.lab, self.name, self.layout = lab, name, layout
         if preallocate:
             self.preallocate()
@@ -161,7 +165,7 @@ class Seed004BloomFilter:
     ) -> None:
         self.size = _int("size", size, 1, 2**31 - 1)
         num = _int("num_hash_functions", num_hash_functions, 1, MAX_K)
-        lab.check_allocation(-(-self.size // 8), f"filter {filter_key!r}")
+        lab.check_allocation(guard.budget(string=-(-self.size // 8)), f"filter {filter_key!r}")
         self.r, self.filter_key, self.fixed = lab.r, lab.key(filter_key), fixed
         rng = rng if rng is not None else np.random.default_rng()
         # Java: hashFunctions[i] = (int) (Math.random() * Integer.MAX_VALUE);

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from setlab.lab import loading, reference
+from setlab.lab import guard, loading, reference
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, RunInfo
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
@@ -275,11 +275,12 @@ def reference_strategies() -> tuple[StrategyRate, ...]:
 def compare_strategies(lab: Lab, scale: float = 1.0) -> Measurement[tuple[StrategyRate, ...]]:
     """One-by-one, pipelined and local loading timed on the lab when it is a real Redis, else
     the same rows of the reference run; :attr:`Measurement.label` says which."""
+    small = BloomLayout(2**17, SEED_002_K, shard_bits=4)
     return reference.live_or_reference(
         lab,
         lambda live: run_strategies(live, scale),
         reference_strategies,
         needs=("real",),
-        allocates=BloomLayout(2**17, SEED_002_K, shard_bits=4).total_bytes,
+        allocates=guard.budget(string=small.bytes_per_shard, keys=small.shards),
         run_info=BulkLoadReference.load().run,
     )

@@ -5,6 +5,15 @@
 loopback ports (through :class:`setlab.lab.server.RedisServer`), assigns them equal slot ranges,
 joins them with ``CLUSTER MEET`` and waits for ``cluster_state:ok``. It is for measuring, not for
 production: no replicas, no persistence.
+
+Its client (:meth:`LocalCluster.client`) waits at most :data:`SOCKET_TIMEOUT_S` for a reply and
+does not retry. redis-py's cluster client without a timeout waits forever on a frozen master
+(``SIGSTOP``); with a 2 s timeout and its default three retries and topology refreshes a batch
+still took 30 s here, and a pipeline whose batch timed out is then re-sent one command at a
+time, each waiting out its own timeout (minutes for a batch of thousands). So the client does
+not retry, and in a pipeline the first command that fails on the network fails the rest at
+once: a frozen or dead master is one setlab error (:mod:`setlab.lab.errors`), naming the
+masters that do not answer, within two timeouts.
 """
 
 from __future__ import annotations
@@ -12,17 +21,100 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+import redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
+from setlab.lab.errors import translate
 from setlab.lab.server import RedisServer, ServerError, binary_version, free_port
 from setlab.models.cluster_slots import slot_ranges
+
+#: seconds the cluster client waits for a reply: the local masters answer a pipelined batch of
+#: the book's loads in milliseconds, so silence this long is a frozen master, not a slow command
+SOCKET_TIMEOUT_S = 2.0
+CONNECT_TIMEOUT_S = 2.0
+_PROBE_S = 0.5  # seconds each master gets to answer PING when naming the silent ones
 
 
 def _cluster_info(node: RedisServer) -> dict[str, str]:
     text = node.client().execute_command("CLUSTER", "INFO")
     text = text.decode() if isinstance(text, bytes) else text
     return dict(line.split(":", 1) for line in text.split() if ":" in line)
+
+
+class _LabCluster(RedisCluster):
+    """redis-py's cluster client speaking the lab's errors, as the single-server client of
+    :mod:`setlab.lab.backend` does: a timeout is ``ServerTimeout``, a lost connection
+    ``ServerUnavailable``, each one line naming the masters that do not answer."""
+
+    _lab_namespace = ""
+
+    def _lab_error(self, exc: redis.exceptions.RedisError, command: str) -> Exception:
+        if not isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+            return translate(exc, self._lab_where(), command, self._lab_namespace)
+        silent = []
+        for node in self.get_primaries():
+            probe = redis.Redis(
+                host=node.host, port=node.port, socket_timeout=_PROBE_S,
+                socket_connect_timeout=_PROBE_S, retry=Retry(NoBackoff(), 0),
+            )  # fmt: skip
+            try:
+                probe.ping()
+            except redis.exceptions.RedisError:
+                silent.append(node.name)
+            finally:
+                probe.close()
+        if silent:
+            where = f"{', '.join(silent)} ({'masters' if len(silent) > 1 else 'a master'} of the "
+            where += "local Redis Cluster)"
+        else:
+            where = f"{self._lab_where()} (the local Redis Cluster's masters)"
+        return translate(exc, where, command, self._lab_namespace)
+
+    def _lab_where(self) -> str:
+        return ", ".join(node.name for node in self.get_primaries())
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().execute_command(*args, **kwargs)
+        except redis.exceptions.RedisError as exc:
+            error = self._lab_error(exc, str(args[0]) if args else "?")
+            if error is exc:
+                raise
+            raise error from None
+
+    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> Any:
+        pipe = super().pipeline(transaction=transaction, shard_hint=shard_hint)
+        execute, one_command = pipe.execute, pipe.parent_execute_command
+        lost: list[redis.exceptions.RedisError] = []
+
+        def fail_fast(*args: Any, **kwargs: Any) -> Any:
+            """redis-py's command-by-command retry of a failed batch: after the first network
+            failure the others fail at once instead of each waiting out a timeout."""
+            if lost:
+                raise lost[0]
+            try:
+                return one_command(*args, **kwargs)
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+                lost.append(exc)
+                raise
+
+        def checked_execute(raise_on_error: bool = True) -> list[Any]:
+            lost.clear()
+            try:
+                return execute(raise_on_error=raise_on_error)
+            except redis.exceptions.RedisError as exc:
+                error = self._lab_error(exc, "a pipeline")
+                if error is exc:
+                    raise
+                raise error from None
+
+        pipe.execute = checked_execute
+        pipe.parent_execute_command = fail_fast
+        return pipe
 
 
 @dataclass
@@ -86,10 +178,16 @@ class LocalCluster:
             time.sleep(0.05)
         raise ServerError(f"the local cluster did not reach cluster_state:ok in {timeout} s")
 
-    def client(self) -> RedisCluster:
-        """A redis-py cluster client (it discovers every node from the first)."""
+    def client(self, namespace: str = "") -> RedisCluster:
+        """A redis-py cluster client (it discovers every node from the first) with the timeouts
+        of the module docstring; ``namespace``: the keys' prefix, for its out-of-memory errors."""
         first = self.nodes[0]
-        return RedisCluster(host=first.host, port=first.port, protocol=2)
+        client = _LabCluster(
+            host=first.host, port=first.port, protocol=2, socket_timeout=SOCKET_TIMEOUT_S,
+            socket_connect_timeout=CONNECT_TIMEOUT_S, retry=Retry(NoBackoff(), 0),
+        )  # fmt: skip
+        client._lab_namespace = namespace
+        return client
 
     def reset_stats(self) -> None:
         """``CONFIG RESETSTAT`` on every node (the cluster is ours: no one else's counters)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from setlab.lab import guard
 from setlab.lab.backend import Lab
 from setlab.lab.bloom_filter import RedisBloomFilter
 from setlab.lab.cluster import LocalCluster
@@ -40,7 +41,8 @@ def cluster_lab(cluster: LocalCluster, chapter: str = "cluster-bloom") -> Lab:
     info = first.client().info("server")
     version = tuple(int(part) for part in str(info["redis_version"]).split("."))
     address = ", ".join(f"{node.host}:{node.port}" for node in cluster.nodes)
-    return Lab(cluster.client(), "live", f"setlab:{chapter}:",
+    namespace = f"setlab:{chapter}:"
+    return Lab(cluster.client(namespace), "live", namespace,
                f"Redis Cluster of {len(cluster.nodes)} masters ({address})",
                facts={"version": version})  # fmt: skip
 
@@ -66,7 +68,11 @@ def write_shards(bloom: RedisBloomFilter, items: object, batch: int = 64) -> int
         raise ValueError(f"batch must be at least 1; got {batch!r}")
     simulator = BloomSimulator(bloom.layout)
     simulator.add(items)
-    bloom.lab.check_allocation(bloom.layout.total_bytes, f"Bloom filter {bloom.name!r}")
+    layout = bloom.layout
+    bloom.lab.check_allocation(
+        guard.budget(string=layout.bytes_per_shard, keys=layout.shards),
+        f"Bloom filter {bloom.name!r}",
+    )
     keys = bloom.keys()
     for first in range(0, len(keys), batch):
         pipe = bloom.lab.r.pipeline(transaction=False)

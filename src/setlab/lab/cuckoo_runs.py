@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from setlab.core.validate import check_int as _int
+from setlab.lab import guard
 from setlab.lab.backend import Lab
 from setlab.lab.redisbloom_runs import mexists, reply_dict
 from setlab.models.redisbloom import FreshValues, encode
@@ -64,7 +65,10 @@ class CuckooFill:
 
 def cf_reserve(lab: Lab, key: str, model: RedisBloomCuckoo) -> None:
     """``CF.RESERVE`` with ``model``'s parameters (checks the allocation first)."""
-    lab.check_allocation(model.memory(), f"CF.RESERVE {key}")
+    # CF.INFO Size: the bucket array (a power of two of buckets × slots, so jemalloc rounds it
+    # to itself) and the module's two structs
+    lab.check_allocation(guard.budget(allocated=model.memory(), key_bytes=len(key)),
+                         f"CF.RESERVE {key}")  # fmt: skip
     lab.r.execute_command("CF.RESERVE", key, *model.reserve_args())
 
 

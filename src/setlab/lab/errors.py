@@ -39,6 +39,12 @@ class ReadOnlyServer(SetlabError, redis.exceptions.ReadOnlyError):
     """The server is a read-only replica."""
 
 
+class CommandRefused(SetlabError, redis.exceptions.ResponseError):
+    """The server answered a command with an error no class above covers: a command it does not
+    know (renamed or disabled with ``rename-command``, or its module not loaded), or one that
+    does not apply to the key (``WRONGTYPE``)."""
+
+
 class ConfigurationError(SetlabError, ValueError):
     """A setting (an environment variable such as ``SETLAB_SCALE``) has a value setlab refuses."""
 

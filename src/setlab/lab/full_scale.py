@@ -27,7 +27,7 @@ import numpy as np
 
 from setlab.core.progress import Progress
 from setlab.core.validate import check_int
-from setlab.lab import reference
+from setlab.lab import guard, reference
 from setlab.lab.backend import Lab
 from setlab.lab.bulk_load import FULL_LAYOUT, PER_CONTAINER
 from setlab.lab.loading import Wire, encode_records, key_table
@@ -217,33 +217,38 @@ def run(
     ids = check_int("ids", ids, 1, 2**40)
     layout = layout or layout_for(ids)
     queries = check_int("queries", queries, 1, ids)
-    model = memory_model(layout, lab.key(name, *layout.key_suffix(0)), lab_allocator(lab))
-    lab.check_allocation(model["used_memory_growth"], "seed 002 at full scale")
+    first_key = lab.key(name, *layout.key_suffix(0))
+    lab.check_allocation(
+        guard.budget(string=layout.bytes_per_shard, keys=layout.shards, key_bytes=len(first_key)),
+        "seed 002 at full scale",
+    )
     lab.cleanup()
     used_before = int(lab.r.info("memory")["used_memory"])
     phases: dict[str, float] = {}
     start = time.perf_counter()
     packed, checksum = _build(layout, ids, kernel, progress, phases)
     keys = [lab.key(name, *layout.key_suffix(s)).encode() for s in range(layout.shards)]
-    t0 = time.perf_counter()
-    trips = _write_shards(lab, keys, packed, layout.bits_per_shard, progress)
-    phases["load"] = time.perf_counter() - t0
-    rng = np.random.default_rng(seed)
-    present = packed_bloom.splitmix64(rng.choice(ids, size=queries, replace=False))
-    absent = packed_bloom.ids(ids, queries)
-    t0 = time.perf_counter()
-    said_present = query_redis(lab, name, layout, present)
-    said_absent = query_redis(lab, name, layout, absent)
-    phases["verify"] = time.perf_counter() - t0
-    wall = time.perf_counter() - start
-    local_absent = packed_bloom.contains_packed(layout, packed, absent)
-    fill = float(np.unpackbits(packed[: min(packed.size, 2**24)]).mean())
-    del packed
-    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    used_after = int(lab.r.info("memory")["used_memory"])
-    sample = [keys[i].decode() for i in np.linspace(0, layout.shards - 1, 8).astype(int)]
-    usage = [int(lab.r.memory_usage(k, samples=0)) for k in sample]
-    lab.cleanup()
+    try:  # the shards are deleted at once, also when the run fails
+        t0 = time.perf_counter()
+        trips = _write_shards(lab, keys, packed, layout.bits_per_shard, progress)
+        phases["load"] = time.perf_counter() - t0
+        rng = np.random.default_rng(seed)
+        present = packed_bloom.splitmix64(rng.choice(ids, size=queries, replace=False))
+        absent = packed_bloom.ids(ids, queries)
+        t0 = time.perf_counter()
+        said_present = query_redis(lab, name, layout, present)
+        said_absent = query_redis(lab, name, layout, absent)
+        phases["verify"] = time.perf_counter() - t0
+        wall = time.perf_counter() - start
+        local_absent = packed_bloom.contains_packed(layout, packed, absent)
+        fill = float(np.unpackbits(packed[: min(packed.size, 2**24)]).mean())
+        del packed
+        peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        used_after = int(lab.r.info("memory")["used_memory"])
+        sample = [keys[i].decode() for i in np.linspace(0, layout.shards - 1, 8).astype(int)]
+        usage = [int(lab.r.memory_usage(k, samples=0)) for k in sample]
+    finally:
+        lab.cleanup()
     p_model = layout.expected_fpr(ids)
     low, high = fpr_interval(p_model, queries)
     false_positives = int(np.count_nonzero(said_absent))

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 from setlab.core.hashing import LONG_MAX, LONG_MIN
 from setlab.core.validate import check_int
+from setlab.lab import guard
 from setlab.lab.backend import Lab
 from setlab.models.bitmap import bytes_for_offset
 from setlab.models.hashed_offsets import user_offset
@@ -42,7 +43,10 @@ class LikeBitmap:
 
     def _setbit(self, user_id: int, value: int) -> bool:
         offset = self.offset(user_id)
-        self.lab.check_allocation(bytes_for_offset(offset), f"SETBIT at offset {offset:,}")
+        self.lab.check_allocation(
+            guard.budget(string=bytes_for_offset(offset), key_bytes=len(self.key)),
+            f"SETBIT at offset {offset:,}",
+        )
         return bool(self.lab.r.setbit(self.key, offset, value))
 
     def like(self, user_id: int) -> bool:
@@ -110,7 +114,9 @@ def set_offsets(lab: Lab, key: str, offsets: Iterable[int]) -> int:
     """
     values = [int(o) for o in offsets]
     if values:
-        lab.check_allocation(bytes_for_offset(max(values)), f"SETBIT up to offset {max(values):,}")
+        lab.check_allocation(
+            guard.budget(setbits=values, key_bytes=len(key)), f"SETBIT up to offset {max(values):,}"
+        )
     pipe = lab.r.pipeline(transaction=False)
     for offset in values:
         pipe.setbit(key, offset, 1)

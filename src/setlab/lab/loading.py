@@ -52,6 +52,7 @@ import redis
 
 from setlab.core.progress import Progress
 from setlab.core.validate import check_int as _int
+from setlab.lab import guard
 from setlab.lab.backend import SOCKET_TIMEOUT_S
 from setlab.lab.errors import translate
 from setlab.models.bloom_sim import BloomLayout
@@ -317,7 +318,9 @@ def load(
     items = _check_items(items)
     batch = _int("batch", batch, 1)
     block_bits = _int("block_bits", block_bits, layout.bits_per_shard)
-    lab.check_allocation(layout.total_bytes, f"bulk load of {name!r}")
+    lab.check_allocation(
+        guard.budget(string=layout.bytes_per_shard, keys=layout.shards), f"bulk load of {name!r}"
+    )
     report = Progress(items.size * layout.k, f"{strategy} load", progress, unit="bits")
     wire = Wire(lab)
     start = time.perf_counter()

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.lab import reference, resp_pipe
+from setlab.lab import guard, reference, resp_pipe
 from setlab.lab.backend import Lab
 from setlab.lab.reference import RunInfo
 from setlab.models.bloom_sim import BloomLayout
@@ -183,7 +183,8 @@ def _one_kind(lab: Lab, kind: str, items: np.ndarray, repeat: int, folder: Path)
         def state() -> Any:
             return _setbit_digest(lab, keys)
 
-        writes, allocates = items.size * LAYOUT.k, LAYOUT.total_bytes
+        writes = items.size * LAYOUT.k
+        allocates = guard.budget(string=LAYOUT.bytes_per_shard, keys=LAYOUT.shards)
     else:
         key = lab.key("bf")
         capacity = items.size
@@ -195,7 +196,7 @@ def _one_kind(lab: Lab, kind: str, items: np.ndarray, repeat: int, folder: Path)
             lab.cleanup()
             lab.r.execute_command("BF.RESERVE", key, BF_ERROR, capacity)
 
-        allocates = ChainLayout(BF_ERROR, capacity).allocated(items.size)
+        allocates = guard.budget(allocated=ChainLayout(BF_ERROR, capacity).allocated(items.size))
 
         def run() -> None:
             resp_pipe.bf_madd(lab, key, items, BF_BATCH, allocates=allocates)

@@ -22,9 +22,9 @@ import numpy as np
 from redis.exceptions import RedisError
 
 from setlab.core.validate import check_int
-from setlab.lab import reference
+from setlab.lab import guard, reference
 from setlab.lab.backend import Lab
-from setlab.models import bitmap, hashed_offsets
+from setlab.models import hashed_offsets
 from setlab.models.allocator import DEFAULT_ALLOCATOR, QUANTUM
 from setlab.models.redis_memory import (
     GROWTH_KINDS,
@@ -264,23 +264,25 @@ def measure_big_set(lab: Lab, kind: str, count: int) -> BigSetRow:
     on the embedded backend.
     """
     count = check_int("count", count, 1)
-    lab.check_allocation(count * 100, f"a set of {count:,} members")
     key = lab.key("big", kind.replace(" ", "-"))
+    cost = set_cost(growth_summary(kind, count), key)
+    lab.check_allocation(guard.budget(cost=cost), f"a set of {count:,} members", scales=True)
     members = growth_members(kind, 0, count)
     lab.r.delete(key)
-    start = time.perf_counter()
-    sadd_all(lab, key, members)
-    build_s = time.perf_counter() - start
-    settle_set(lab, key)
-    cost = set_cost(growth_summary(kind, count), key)
-    usage = samples = freed = None
-    if lab.is_real:
-        held = _data_memory(lab)
-        usage = int(lab.r.memory_usage(key, samples=0))
-        samples = int(lab.r.memory_usage(key))
+    try:  # deleted at once, also when the build fails
+        start = time.perf_counter()
+        sadd_all(lab, key, members)
+        build_s = time.perf_counter() - start
+        settle_set(lab, key)
+        usage = samples = freed = None
+        if lab.is_real:
+            held = _data_memory(lab)
+            usage = int(lab.r.memory_usage(key, samples=0))
+            samples = int(lab.r.memory_usage(key))
+            lab.r.delete(key)
+            freed = held - _data_memory(lab)
+    finally:
         lab.r.delete(key)
-        freed = held - _data_memory(lab)
-    lab.r.delete(key)
     return BigSetRow(
         kind, count, key, build_s, cost.memory_usage, cost.allocated, usage, samples, freed
     )
@@ -389,7 +391,8 @@ def run_seed_004(lab: Lab, specs: Sequence[Seed004Key], repeat: int = 3) -> list
                          model.memory_usage, model.encoding, False)  # fmt: skip
         lab.r.unlink(key)
         if spec.kind == "bitmap":
-            if not (lab.is_real and lab.may_allocate(bitmap.bytes_for_offset(max(spec.items)))):
+            budget = guard.budget(setbits=spec.items, key_bytes=len(key))
+            if not (lab.is_real and lab.may_allocate(budget)):
                 rows.append(row)
                 continue
             setbit_all(lab, key, spec.items)

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.lab import reference, resp_pipe
+from setlab.lab import guard, reference, resp_pipe
 from setlab.lab.backend import Lab
 from setlab.lab.redisbloom_runs import read_info, reserve
 from setlab.lab.reference import RunInfo
@@ -127,8 +127,9 @@ def load_one(lab: Lab, config: str, n: int, progress: bool = True) -> FullScaleR
     capacity, nonscaling = CONFIGS[config]
     layout = ChainLayout(SEED_003_ERROR, capacity, nonscaling=nonscaling)
     sent = min(n, capacity) if nonscaling else n
-    lab.check_allocation(layout.allocated(sent), f"full-scale {config}")
     key = lab.key("bf", config)
+    allocates = guard.budget(allocated=layout.allocated(sent), key_bytes=len(key))
+    lab.check_allocation(allocates, f"full-scale {config}")
     lab.r.unlink(key)
     before = _used_memory(lab)
     reserve(lab, key, layout)
@@ -136,7 +137,7 @@ def load_one(lab: Lab, config: str, n: int, progress: bool = True) -> FullScaleR
     start = time.perf_counter()
     for lo in range(0, sent, BLOCK):
         block = items(lo, min(BLOCK, sent - lo))
-        resp_pipe.bf_madd(lab, key, block, BATCH, allocates=layout.allocated(sent))
+        resp_pipe.bf_madd(lab, key, block, BATCH, allocates=allocates)
         report.update(block.size)
     load_seconds = time.perf_counter() - start
     report.close()

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from setlab.core.validate import check_int as _int
-from setlab.lab import latency
+from setlab.lab import guard, latency
 from setlab.lab.backend import Lab
 from setlab.models.redisbloom import ChainLayout, FreshValues, any_of_fpr, encode, seed_compound_fpr
 
@@ -187,7 +187,9 @@ def reply_dict(reply: Any) -> dict[str, Any]:
 def reserve(lab: Lab, key: str, layout: ChainLayout) -> None:
     """``BF.RESERVE key …`` for ``layout`` (the key must not exist). Checks the allocation of the
     first sub-filter with ``lab.check_allocation``."""
-    lab.check_allocation(layout.memory(0), f"BF.RESERVE {key}")
+    lab.check_allocation(
+        guard.budget(allocated=layout.allocated(0), key_bytes=len(key)), f"BF.RESERVE {key}"
+    )
     lab.r.execute_command("BF.RESERVE", key, *layout.reserve_args())
 
 
@@ -312,7 +314,10 @@ def scaling_run(
     queries, timed = _int("queries", queries, 1), _int("timed", timed, 0)
     key = lab.key(name)
     lab.r.delete(key)
-    lab.check_allocation(layout.memory(layout.items_for(filters)), f"chain {name!r}")
+    chain = layout.allocated(layout.items_for(filters))
+    lab.check_allocation(
+        guard.budget(allocated=chain, key_bytes=len(key)), f"chain {name!r}", scales=True
+    )
     reserve(lab, key, layout)
     members, strangers = FreshValues(0), FreshValues(1)
     rows, sent = [], 0
@@ -389,7 +394,13 @@ def window_run(
     """
     days = _int("days", days, 1, 31)
     keys = [lab.key(name, day) for day in range(days)]
-    lab.check_allocation(days * layout.memory(layout.capacity), f"{days} daily filters")
+    lab.check_allocation(
+        guard.budget(
+            allocated=layout.allocated(layout.capacity), keys=days, key_bytes=len(keys[-1])
+        ),
+        f"{days} daily filters",
+        scales=True,
+    )
     members = FreshValues(0)
     for key in keys:
         lab.r.delete(key)

@@ -11,17 +11,16 @@ teaches with):
   ``BF.MEXISTS key item …``) are encoded to RESP at once: by a compiled loop when numba is
   installed (:func:`encode_chunk`), else with numpy (:func:`encode_fixed`: rows of equal width,
   filled a column at a time);
-- the calling thread encodes the next chunk while a writer thread sends the previous one to a
-  plain TCP socket (``sendall`` releases the GIL) and a reader thread drains the replies and
-  counts them;
+- the calling thread encodes the next chunk while :func:`setlab.lab.resp_stream.pump` sends
+  the previous one to a plain TCP socket and counts the replies (``PipeResult`` and ``pump``
+  live there and are importable from here);
 - no redis-py command or reply object is made per command.
 
-Replies are counted without parsing each one: every command here answers an integer (``:1``) or
-an array of integers (``*3`` then ``:1 :0 :1``), so the number of line ends says how many replies
-have come back, and the caller knows in advance how many to expect. An error reply (``-ERR …``,
-the only RESP reply here that contains ``-``) stops the load with the server's message. With
-``collect=True`` the reader keeps the bytes and :func:`pump` returns the integer of every reply
-element (``BF.MEXISTS`` answers), read from the byte after each ``:``.
+A fault (an error reply such as ``OOM`` or ``NOPERM``, an unknown or renamed command, a closed
+connection, a frozen server) stops the load within seconds, sends nothing more, and raises one
+setlab error naming the command, the items acknowledged and the server's words (see
+:mod:`setlab.lab.resp_stream`). With ``collect=True`` the reply bytes are kept and ``pump``
+returns the integer of every reply element (``BF.MEXISTS`` answers).
 
 Only ``lab.key(...)`` keys are written and a loader asks ``lab.check_allocation`` first. It
 needs a real Redis reached over TCP without a password (the raw socket of
@@ -30,12 +29,7 @@ needs a real Redis reached over TCP without a password (the raw socket of
 
 from __future__ import annotations
 
-import queue
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -43,7 +37,9 @@ import numpy as np
 
 from setlab.core.progress import Progress
 from setlab.core.validate import check_int as _int
-from setlab.lab.loading import LoadResult, Wire, key_table
+from setlab.lab import guard
+from setlab.lab.loading import LoadResult, key_table
+from setlab.lab.resp_stream import Chunk, PipeResult, pump
 from setlab.models.bloom_sim import BloomLayout
 
 if TYPE_CHECKING:
@@ -51,23 +47,6 @@ if TYPE_CHECKING:
 
 _SETBIT = b"*4\r\n$6\r\nSETBIT\r\n"
 _ONE = b"$1\r\n1\r\n"
-_RECV = 1 << 20  # bytes per read of the reply stream
-_SOCKET_BUFFER = 4 << 20  # kernel send/receive buffers asked for (bytes)
-
-#: A chunk of encoded commands: (bytes, commands in it, line ends its replies will contain).
-Chunk = tuple[bytes, int, int]
-
-
-@dataclass(frozen=True)
-class PipeResult:
-    """One streamed run: what was sent, what came back, how long it took (seconds, wall)."""
-
-    commands: int
-    bytes_sent: int
-    lines: int  #: reply line ends received (one per integer reply, 1 + n per n-element array)
-    seconds: float
-    encode_seconds: float  #: of ``seconds``, the time the writer spent encoding chunks
-    answers: np.ndarray | None = None  #: with ``collect=True``: every reply element (uint8)
 
 
 # -- encoding -------------------------------------------------------------------------------------
@@ -289,152 +268,6 @@ def multi_item_chunks(
         yield b"".join(pieces), n_batches, n_batches + part.size
 
 
-# -- the pump -------------------------------------------------------------------------------------
-
-
-class _Drain(threading.Thread):
-    """Reads the reply stream until ``expected`` line ends have arrived, or an error reply."""
-
-    def __init__(self, sock, expected: int, collect: bool, report: Progress | None) -> None:
-        super().__init__(daemon=True)
-        self.sock, self.expected, self.collect, self.report = sock, expected, collect, report
-        self.lines = 0
-        self.kept: list[bytes] = []
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            buf = bytearray(_RECV)
-            view = memoryview(buf)
-            while self.lines < self.expected:
-                n = self.sock.recv_into(view)
-                if n == 0:
-                    raise ConnectionError("Redis closed the connection during a streamed load")
-                if buf.find(b"-", 0, n) >= 0:
-                    self._fail(bytes(view[:n]))
-                lines = buf.count(b"\n", 0, n)
-                self.lines += lines
-                if self.collect:
-                    self.kept.append(bytes(view[:n]))
-                if self.report is not None:
-                    self.report.update(lines)
-        except BaseException as exc:  # handed to the writer's thread, which raises it
-            self.error = exc
-
-    def _fail(self, data: bytes) -> None:
-        start = data.index(b"-")
-        while b"\n" not in data[start:]:
-            more = self.sock.recv(4096)
-            if not more:
-                break
-            data += more
-        message = data[start:].split(b"\r\n", 1)[0].decode(errors="replace")
-        raise RuntimeError(
-            f"Redis replied with an error during a streamed load (after {self.lines:,} reply "
-            f"lines): {message}"
-        )
-
-
-class _Writer(threading.Thread):
-    """Sends the chunks it is handed while the caller encodes the next one (``sendall`` releases
-    the GIL); at most two chunks wait, so memory stays at a few chunks."""
-
-    def __init__(self, wire: Wire) -> None:
-        super().__init__(daemon=True)
-        self.wire = wire
-        self.queue: queue.Queue[bytes | None] = queue.Queue(maxsize=2)
-        self.error: BaseException | None = None
-
-    def put(self, payload: bytes | None) -> None:
-        while self.is_alive():
-            try:
-                self.queue.put(payload, timeout=0.5)
-                return
-            except queue.Full:
-                continue
-
-    def run(self) -> None:
-        try:
-            while (payload := self.queue.get()) is not None:
-                self.wire.send(payload)
-        except BaseException as exc:  # raised again by the caller's thread
-            self.error = exc
-
-
-def _socket(lab: Lab) -> Wire:
-    wire = Wire(lab)
-    if not wire.raw:
-        wire.close()
-        raise ValueError(
-            "resp_pipe needs a real Redis over TCP without a password (a raw socket); "
-            f"the lab is {lab.kind!r}: use setlab.lab.loading's strategies instead"
-        )
-    for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
-        wire.sock.setsockopt(socket.SOL_SOCKET, option, _SOCKET_BUFFER)
-    return wire
-
-
-def pump(
-    lab: Lab,
-    chunks: Iterable[Chunk],
-    expected_lines: int,
-    *,
-    collect: bool = False,
-    progress: Progress | None = None,
-) -> PipeResult:
-    """Write every chunk to the lab's server while a reader thread drains the replies.
-
-    ``expected_lines``: the reply line ends all chunks produce together (the sum of each chunk's
-    last element), so the reader knows when it is done. Raises on an error reply, a closed
-    connection, or a count that does not match. ``collect``: keep the replies and return every
-    element's integer in :attr:`PipeResult.answers`. ``progress`` counts reply lines.
-    """
-    expected_lines = _int("expected_lines", expected_lines, 0)
-    wire = _socket(lab)
-    drain = _Drain(wire.sock, expected_lines, collect, progress)
-    writer = _Writer(wire)
-    sent = commands = promised = 0
-    encode = 0.0
-    start = time.perf_counter()
-    try:
-        drain.start()
-        writer.start()
-        iterator = iter(chunks)
-        while drain.error is None and writer.error is None:
-            t0 = time.perf_counter()
-            chunk = next(iterator, None)
-            encode += time.perf_counter() - t0
-            if chunk is None:
-                break
-            payload, n_commands, lines = chunk
-            writer.put(payload)
-            sent += len(payload)
-            commands += n_commands
-            promised += lines
-        writer.put(None)
-        writer.join()
-        if promised != expected_lines and writer.error is None:
-            wire.sock.shutdown(socket.SHUT_RDWR)  # the reader would wait for replies forever
-        drain.join()
-    finally:
-        wire.close()
-    seconds = time.perf_counter() - start
-    if writer.error is not None:
-        raise writer.error
-    if drain.error is not None and promised == expected_lines:
-        raise drain.error
-    if promised != expected_lines or drain.lines != expected_lines:
-        raise RuntimeError(
-            f"streamed load: expected {expected_lines:,} reply lines, chunks promised "
-            f"{promised:,} and {drain.lines:,} came back"
-        )
-    answers = None
-    if collect:
-        data = np.frombuffer(b"".join(drain.kept), dtype=np.uint8)
-        answers = data[np.flatnonzero(data == ord(":")) + 1] - ord("0")
-    return PipeResult(commands, sent, drain.lines, seconds, encode, answers)
-
-
 # -- the loaders ----------------------------------------------------------------------------------
 
 
@@ -455,11 +288,15 @@ def load_setbits(
     """
     items = _check_items(items)
     chunk_items = _int("chunk_items", chunk_items, 1)
-    lab.check_allocation(layout.total_bytes, f"streamed load of {name!r}")
+    lab.check_allocation(
+        guard.budget(string=layout.bytes_per_shard, keys=layout.shards),
+        f"streamed load of {name!r}",
+    )
     keys = [lab.key(name, *layout.key_suffix(s)) for s in range(layout.shards)]
     bits = items.size * layout.k
     report = Progress(bits, "stream load", progress, unit="bits")
-    out = pump(lab, setbit_chunks(keys, layout, items, chunk_items), bits, progress=report)
+    chunks = setbit_chunks(keys, layout, items, chunk_items)
+    out = pump(lab, chunks, bits, progress=report, per_item=layout.k)
     report.close()
     return LoadResult("stream", None, int(items.size), bits, bits, 1, out.seconds)
 

@@ -28,7 +28,7 @@ import redis
 from pyroaring import BitMap
 
 from setlab.core.validate import check_int
-from setlab.lab import reference
+from setlab.lab import guard, reference
 from setlab.lab.backend import Lab
 from setlab.models.roaring import random_ids, redis_bitmap_bytes
 
@@ -277,7 +277,8 @@ def window_timings(lab: Lab, days: Sequence[BitMap], repeat: int = 5) -> dict[st
     stored = sum(len(b) for b in blobs.values())
     # the days are written once and read back whole by each MGET (its reply buffer counts
     # against maxmemory too): declare both before writing anything
-    lab.check_allocation(stored, "the 7-day Roaring window", reads=stored)
+    writes = sum(guard.budget(string=len(b), key_bytes=len(k)) for k, b in blobs.items())
+    lab.check_allocation(writes, "the 7-day Roaring window", reads=stored, scales=True)
     lab.r.mset(blobs)
     union = BitMap.union(*days)
 
@@ -292,7 +293,9 @@ def window_timings(lab: Lab, days: Sequence[BitMap], repeat: int = 5) -> dict[st
         "serialized bytes per day": float(np.mean([len(d.serialize()) for d in days])),
     }
     plain = [lab.key("plain", i) for i in range(len(days))]
-    if lab.is_real and lab.may_allocate(len(days) * (union.max() // 8 + 1)):
+    # the plain days and BITOP's destination: one string of the union's length each
+    plain_bytes = guard.budget(string=union.max() // 8 + 1, keys=len(days) + 1)
+    if lab.is_real and lab.may_allocate(plain_bytes):
         for k, d in zip(plain, days, strict=True):
             lab.r.set(k, redis_bitmap_bytes(d))
         dest = lab.key("week")

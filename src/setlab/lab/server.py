@@ -13,6 +13,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import errno
+import itertools
 import os
 import re
 import shutil
@@ -36,6 +38,10 @@ _PR_SET_PDEATHSIG = 1
 
 class ServerError(SetlabError, RuntimeError):
     """A Redis server could not be started or reached, or it died."""
+
+
+class PortInUse(ServerError):
+    """The port asked for is taken: something else (maybe somebody's Redis) listens on it."""
 
 
 def find_redis_server() -> str | None:
@@ -85,6 +91,43 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
+def _bind_addresses(args: list[str]) -> list[str]:
+    """The addresses a ``redis-server`` started with ``args`` listens on: the values of the last
+    ``--bind`` (Redis keeps the last one given), ``*``/``::*`` as the wildcards they stand for,
+    without the ``-`` that marks an optional address (``redis.conf``, "bind")."""
+    addresses: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--bind":
+            addresses = list(itertools.takewhile(lambda a: not a.startswith("--"), args[i + 1 :]))
+    wildcard = {"*": "0.0.0.0", "::*": "::"}
+    return [wildcard.get(a.lstrip("-"), a.lstrip("-")) for a in addresses]
+
+
+def check_port_free(port: int, addresses: list[str] | tuple[str, ...] = ("127.0.0.1",)) -> None:
+    """Raise :class:`PortInUse` if anything listens on ``port`` at one of ``addresses``.
+
+    The probe binds as ``redis-server`` does (``SO_REUSEADDR``, and ``IPV6_V6ONLY`` for an IPv6
+    address): Linux then refuses it exactly when a socket is listening there, so a port left in
+    TIME_WAIT by a stopped server counts as free, as it does for Redis. An address this machine
+    does not have is left to Redis to report.
+    """
+    for address in addresses:
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind((address, port))
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    continue
+                raise PortInUse(
+                    f"port {port} on {address} is already in use (another server listens there); "
+                    f"setlab configures only a redis-server it starts itself: choose a free port"
+                ) from None
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     """Ask Linux to SIGTERM the child when the parent dies (a killed kernel leaves no orphan)."""
     with contextlib.suppress(OSError, AttributeError):
@@ -118,11 +161,18 @@ class RedisServer:
         binary: str | None = None,
         timeout: float = 10.0,
     ) -> RedisServer:
-        """Start a server and wait until it answers PING.
+        """Start a server and wait until it answers PING as the process started here.
 
-        ``module=True`` loads RedisBloom when :func:`find_redisbloom` finds it, ``False``/``None``
-        loads nothing, a string loads that file. If the module makes the server fail to start,
-        the server is started again without it (and :attr:`module` is ``None``).
+        Only a server of its own: the port must be free on every address the server will
+        listen on (:func:`check_port_free`), and the server that answers must report this
+        process's pid (``INFO server``'s ``process_id``), else :class:`PortInUse` is raised and
+        the server that was already there is left as it was (a PING to a taken port is
+        answered by whatever listens on it).
+
+        ``module=True`` loads RedisBloom when :func:`find_redisbloom` finds it,
+        ``False``/``None`` loads nothing, a string loads that file. If the module makes the
+        server fail to start, the server is started again without it (and :attr:`module` is
+        ``None``).
         """
         binary = binary or find_redis_server()
         if not binary:
@@ -133,6 +183,8 @@ class RedisServer:
         module_path = find_redisbloom() if module is True else (module or None)
         try:
             return cls._spawn(binary, port, module_path, list(extra_args), timeout)
+        except PortInUse:
+            raise
         except ServerError:
             if module_path is None:
                 raise
@@ -143,6 +195,7 @@ class RedisServer:
         cls, binary: str, port: int | None, module: str | None, extra: list[str], timeout: float
     ) -> RedisServer:
         port = port or free_port()
+        check_port_free(port, _bind_addresses(["--bind", "127.0.0.1", *extra]))
         workdir = Path(tempfile.mkdtemp(prefix="setlab-redis-"))
         args = [
             binary,
@@ -179,19 +232,38 @@ class RedisServer:
         client = redis.Redis(host=self.host, port=self.port, socket_timeout=1)
         try:
             while time.monotonic() < deadline:
+                try:  # whoever answers is checked first: ours may have died of the taken port
+                    if client.ping():
+                        self.check_own(client)
+                        return
+                except redis.exceptions.AuthenticationError:  # ours has no password yet
+                    raise self._foreign("a server that asks for a password") from None
+                except redis.exceptions.ConnectionError:  # not listening yet, or loading
+                    pass
                 if self.process.poll() is not None:
                     raise ServerError(self.death_message())
-                try:
-                    if client.ping():
-                        return
-                except redis.exceptions.BusyLoadingError:
-                    pass
-                except redis.exceptions.ConnectionError:
-                    pass
                 time.sleep(0.02)
         finally:
             client.close()
         raise ServerError(f"redis-server on port {self.port} did not answer within {timeout} s")
+
+    def check_own(self, client: redis.Redis) -> None:
+        """Raise :class:`PortInUse` unless ``client`` talks to this very process: the server's
+        ``INFO server`` ``process_id`` must be :attr:`process`'s pid. Call it before changing
+        anything on a server reached by port alone."""
+        try:
+            pid = int(client.info("server")["process_id"])
+        except redis.exceptions.ResponseError:  # NOPERM/NOAUTH: somebody's server with a login
+            raise self._foreign("a server with a login") from None
+        if pid != self.process.pid:
+            raise self._foreign(f"the redis-server with pid {pid}")
+
+    def _foreign(self, what: str) -> PortInUse:
+        return PortInUse(
+            f"port {self.port} is answered by {what}, not by the redis-server setlab started "
+            f"(pid {self.process.pid}); setlab configures only a server it started itself: "
+            f"choose a free port"
+        )
 
     @property
     def url(self) -> str:

@@ -26,10 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from setlab.lab import cluster, latency, reference
+from setlab.lab import cluster, guard, latency, reference
 from setlab.lab.backend import BigAllocationRefused, Lab
 from setlab.lab.reference import RunInfo
 from setlab.models import bitmap
+from setlab.models.redis_memory import Members, set_cost
 
 #: The stored reference run's name (``setlab/data/stalls-reference.json``).
 REFERENCE = "stalls-reference"
@@ -39,9 +40,6 @@ STALL_OFFSETS = [2**20, 2**22, 2**24, 2**26, 2**28, 2**30, 2**31, bitmap.MAX_OFF
 SET_MEMBERS = [10**3, 10**4, 10**5, 10**6]
 #: Big-key sizes (bytes) that a BGSAVE's fork is timed with.
 FORK_BYTES = [2**26, 2**28, 2**29]
-
-#: Rough bytes per member of a hashtable SET of small integers on Redis 7.0 (for the guard only).
-SET_BYTES_PER_MEMBER_GUESS = 80
 
 
 def _need_real(lab: Lab, what: str) -> None:
@@ -82,13 +80,15 @@ def stall_sweep(lab: Lab, offsets: list[int], clients: int = 2) -> list[StallRow
     key = lab.key("stall")
     for offset in offsets:
         nbytes = bitmap.bytes_for_offset(offset)
-        if not lab.may_allocate(nbytes):
+        if not lab.may_allocate(guard.budget(string=nbytes, key_bytes=len(key))):
             continue
         lab.r.unlink(key)
-        result = latency.probe_during(
-            lab, lambda o=offset: lab.r.setbit(key, o, 1), clients=clients
-        )
-        lab.r.unlink(key)
+        try:
+            result = latency.probe_during(
+                lab, lambda o=offset: lab.r.setbit(key, o, 1), clients=clients
+            )
+        finally:
+            lab.r.unlink(key)
         during = result.during()
         rows.append(
             StallRow(
@@ -109,7 +109,9 @@ def fill_string(lab: Lab, key: str, nbytes: int) -> None:
     """Make ``key`` a string of ``nbytes`` zero bytes with one SETRANGE (one allocation)."""
     if not isinstance(nbytes, int) or nbytes < 1:
         raise ValueError(f"nbytes must be a positive int, got {nbytes!r}")
-    lab.check_allocation(nbytes, f"a {nbytes:,}-byte string")
+    lab.check_allocation(
+        guard.budget(string=nbytes, key_bytes=len(key)), f"a {nbytes:,}-byte string"
+    )
     lab.r.setrange(key, nbytes - 1, b"\0")
 
 
@@ -117,7 +119,8 @@ def fill_set(lab: Lab, key: str, members: int, batch: int = 2_000) -> None:
     """Make ``key`` a SET of ``members`` integers (a hashtable above 512 members), pipelined."""
     if not isinstance(members, int) or members < 1:
         raise ValueError(f"members must be a positive int, got {members!r}")
-    lab.check_allocation(members * SET_BYTES_PER_MEMBER_GUESS, f"a {members:,}-member SET")
+    cost = set_cost(Members.decimal_range(0, members), key)
+    lab.check_allocation(guard.budget(cost=cost), f"a {members:,}-member SET")
     pipe = lab.r.pipeline(transaction=False)
     for start in range(0, members, batch):
         pipe.sadd(key, *range(start, min(members, start + batch)))
@@ -209,7 +212,10 @@ def fill_keys_from(lab: Lab, part: str, start: int, stop: int, batch: int = 1_00
     """Create keys ``<namespace><part>:<i>`` for ``start <= i < stop``."""
     if stop <= start:
         return
-    lab.check_allocation((stop - start) * 64, f"{stop - start:,} keys")
+    longest = len(lab.key(part, stop - 1))
+    lab.check_allocation(
+        guard.budget(string=1, keys=stop - start, key_bytes=longest), f"{stop - start:,} keys"
+    )
     pipe = lab.r.pipeline(transaction=False)
     for first in range(start, stop, batch):
         pipe.mset({lab.key(part, i): b"1" for i in range(first, min(stop, first + batch))})

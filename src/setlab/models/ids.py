@@ -4,8 +4,9 @@ Seed 003's advice starts with a file of IDs ("histogram your IDs first"). This m
 
 * :func:`read_ids` reads decimal integers, hexadecimal strings (``a1b2c3d4e5f60718`` or
   ``0x…``) or UUIDs from a file or a binary stream, vectorised with numpy (a million lines in
-  well under a second), with a progress line on stderr. Anything else is a ``ValueError`` that
-  names the line;
+  well under a second; :mod:`setlab.models.decimal_lines` reads plain decimal lines,
+  :mod:`setlab.models.id_lines` every other line), with a progress line on stderr. Anything
+  else is a ``ValueError`` that names the line, and so is a read past :data:`MAX_IDS`;
 * :func:`parse_ids` does the same for bytes in memory, :func:`from_integers` and
   :func:`from_hex_strings` for values a program already holds;
 * :class:`IDs` keeps each ID's value (64 bits, or 128 in two halves) and how it was written
@@ -27,44 +28,17 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from setlab.core.arrays import Growing
+from setlab.core.columns import Column
+from setlab.core.units import format_bytes
 from setlab.core.validate import check_int
-from setlab.models import decimal_lines
+from setlab.models import decimal_lines, id_lines
 
 if TYPE_CHECKING:
     from setlab.models.redis_memory import Members
 
-#: Longest line accepted, whitespace included (a UUID is 36 characters, 128-bit hex 34).
-MAX_LINE = 100
 #: Bytes read and parsed per step (a few hundred thousand lines).
 BLOCK_BYTES = 8 << 20
-U64_MAX_TEXT = b"18446744073709551615"  # 2^64 - 1, 20 digits
 _POWERS_OF_TEN = np.array([10**d - 1 for d in range(1, 20)], dtype=np.uint64)  # 9, 99, …
-
-# character classes of the parser
-_PAD, _SPACE, _DIGIT, _HEX, _X, _DASH, _BAD = range(7)
-_CLASS = np.full(256, _BAD, dtype=np.uint8)
-_CLASS[0] = _PAD
-_CLASS[[ord(c) for c in " \t\r\v\f"]] = _SPACE
-_CLASS[ord("0") : ord("9") + 1] = _DIGIT
-_CLASS[ord("a") : ord("f") + 1] = _HEX
-_CLASS[ord("A") : ord("F") + 1] = _HEX
-_CLASS[[ord("x"), ord("X")]] = _X
-_CLASS[ord("-")] = _DASH
-_NIBBLE = np.zeros(256, dtype=np.uint64)
-_NIBBLE[ord("0") : ord("9") + 1] = np.arange(10, dtype=np.uint64)
-_NIBBLE[ord("a") : ord("f") + 1] = np.arange(10, 16, dtype=np.uint64)
-_NIBBLE[ord("A") : ord("F") + 1] = np.arange(10, 16, dtype=np.uint64)
-# row classes
-_BLANK, _DECIMAL, _HEXROW, _PREFIXED, _UUID, _OTHER = range(6)
-_ROW_NAMES = {
-    _DECIMAL: "a decimal integer",
-    _HEXROW: "a hexadecimal ID",
-    _PREFIXED: "a 0x hexadecimal ID",
-    _UUID: "a UUID",
-}
-_UUID_DASHES = (8, 13, 18, 23)
-_UUID_HEX_COLUMNS = np.array([j for j in range(36) if j not in _UUID_DASHES])
 
 
 # -- reading IDs ----------------------------------------------------------------------------------
@@ -76,7 +50,9 @@ class IDs:
 
     ``values`` are unsigned 64-bit integers; IDs wider than 64 bits (UUIDs, 128-bit hex) keep their
     low half there and their high half in ``high``. ``lengths`` is the number of characters each
-    ID was written with — what a Redis SET of the IDs as strings would store.
+    ID was written with — what a Redis SET of the IDs as strings would store. As read from a
+    file, a column whose values are all equal (``canonical`` without leading zeros, ``lengths``
+    of UUIDs) is a read-only ``numpy.broadcast_to`` array that takes no memory.
     """
 
     kind: str  #: "decimal", "hex" or "uuid"
@@ -130,159 +106,27 @@ def _decimal_lengths(values: np.ndarray) -> np.ndarray:
     return lengths
 
 
-class _Block:
-    """One block of lines, classified: left-aligned characters, lengths and row classes."""
-
-    def __init__(self, data: bytes, first_line: int) -> None:
-        self.first_line = first_line  # 1-based number of the block's first line
-        self._lines = data.split(b"\n")
-        if self._lines and self._lines[-1] == b"":
-            self._lines.pop()
-        longest = max(map(len, self._lines), default=0)
-        if longest > MAX_LINE:
-            i = next(i for i, line in enumerate(self._lines) if len(line) > MAX_LINE)
-            raise ValueError(
-                f"line {first_line + i}: {len(self._lines[i]):,} characters long, not an ID "
-                f"(at most {MAX_LINE} per line)"
-            )
-        if b"\x00" in data:
-            i = next(i for i, line in enumerate(self._lines) if b"\x00" in line)
-            raise ValueError(f"line {first_line + i}: a NUL byte: this is not a text file of IDs")
-        n = len(self._lines)
-        raw = np.array(self._lines, dtype=f"S{max(longest, 1)}")
-        matrix = raw.view(np.uint8).reshape(n, max(longest, 1))
-        cls = _CLASS[matrix]
-        content = cls >= _DIGIT
-        has = content.any(axis=1)
-        width = matrix.shape[1]
-        first = np.argmax(content, axis=1)
-        last = width - 1 - np.argmax(content[:, ::-1], axis=1)
-        self.length = np.where(has, last - first + 1, 0).astype(np.int16)
-        if np.any(has & (content.sum(axis=1) != self.length)):
-            self._fail(np.flatnonzero(has & (content.sum(axis=1) != self.length))[0],
-                       "two values, or a space inside a value")  # fmt: skip
-        if np.any(first[has] > 0):  # leading whitespace: shift every row to start at column 0
-            columns = np.minimum(first[:, None] + np.arange(width)[None, :], width - 1)
-            matrix = np.take_along_axis(matrix, columns, axis=1)
-            matrix[np.arange(width)[None, :] >= self.length[:, None]] = 0
-            cls = _CLASS[matrix]
-        else:
-            matrix = np.where(np.arange(width)[None, :] < self.length[:, None], matrix, 0)
-            matrix = matrix.astype(np.uint8)
-            cls = _CLASS[matrix]
-        self.matrix = matrix
-        self.row = self._classify(cls, has)
-        bad = np.flatnonzero(self.row == _OTHER)
-        if bad.size:
-            self._fail(bad[0], "not an ID (expected a decimal integer, hex or a UUID)")
-        del self._lines  # valid from here on: error texts come from the characters kept
-
-    def _classify(self, cls: np.ndarray, has: np.ndarray) -> np.ndarray:
-        inside = np.arange(cls.shape[1])[None, :] < self.length[:, None]
-        digits = np.all((cls == _DIGIT) | ~inside, axis=1)
-        hexish = np.all(((cls == _DIGIT) | (cls == _HEX)) | ~inside, axis=1)
-        row = np.full(cls.shape[0], _OTHER, dtype=np.uint8)
-        row[hexish] = _HEXROW
-        row[digits] = _DECIMAL
-        if cls.shape[1] >= 3:
-            prefix = (self.matrix[:, 0] == ord("0")) & (cls[:, 1] == _X) & (self.length > 2)
-            tail = inside.copy()
-            tail[:, :2] = False
-            rest = np.all(((cls == _DIGIT) | (cls == _HEX)) | ~tail, axis=1)
-            row[prefix & rest] = _PREFIXED
-        if cls.shape[1] >= 36:
-            dashes = np.all(cls[:, list(_UUID_DASHES)] == _DASH, axis=1)
-            hexes = np.all(
-                (cls[:, _UUID_HEX_COLUMNS] == _DIGIT) | (cls[:, _UUID_HEX_COLUMNS] == _HEX), axis=1
-            )
-            row[(self.length == 36) & dashes & hexes] = _UUID
-        row[~has] = _BLANK
-        return row
-
-    def _text(self, i: int) -> str:
-        """Line ``i`` as the user wrote it (while classifying) or as kept (after), shortened."""
-        raw = self._lines[i] if hasattr(self, "_lines") else bytes(self.matrix[i]).rstrip(b"\0")
-        text = raw.decode("utf-8", "backslashreplace").strip()
-        return text if len(text) <= 40 else text[:37] + "..."
-
-    def _fail(self, i: int, what: str) -> None:
-        header = self.first_line + i == 1 and what.startswith("not an ID")
-        hint = " (a header line? remove it)" if header else ""
-        raise ValueError(f"line {self.first_line + i}: {self._text(i)!r} is {what}{hint}")
-
-    def line_text(self, i: int) -> str:
-        return self._text(i)
-
-
-def _decimal_values(block: _Block) -> np.ndarray:
-    keep = block.row != _BLANK
-    matrix, length = block.matrix[keep], block.length[keep]
-    if length.size and length.max() > 20:
-        i = np.flatnonzero(keep)[np.argmax(length > 20)]
-        block._fail(i, "more than 20 digits: above 2^64 − 1, the largest ID this tool reads")
-    width = min(matrix.shape[1], 20)
-    values = np.zeros(length.size, dtype=np.uint64)
-    digits = matrix[:, :width].astype(np.uint64) - np.uint64(ord("0"))
-    for j in range(width):
-        active = j < length
-        values = np.where(active, values * np.uint64(10) + digits[:, j], values)
-    if width == 20:
-        twenty = length == 20
-        text = np.ascontiguousarray(matrix[:, :20]).view("S20").ravel()
-        over = twenty & (text > U64_MAX_TEXT)
-        if over.any():
-            block._fail(np.flatnonzero(keep)[np.argmax(over)], "above 2^64 − 1")
-    return values
-
-
-def _hex_values(block: _Block, wide: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    keep = block.row != _BLANK
-    matrix, length = block.matrix[keep], block.length[keep]
-    nibbles = _NIBBLE[matrix]
-    low = np.zeros(length.size, dtype=np.uint64)
-    high = np.zeros(length.size, dtype=np.uint64) if wide else None
-    for j in range(matrix.shape[1]):
-        active = j < length
-        from_end = length - 1 - j
-        in_low = active & (from_end < 16)
-        low = np.where(in_low, (low << np.uint64(4)) | nibbles[:, j], low)
-        if wide:
-            in_high = active & (from_end >= 16)
-            high = np.where(in_high, (high << np.uint64(4)) | nibbles[:, j], high)
-    return low, high
-
-
-def _uuid_values(block: _Block) -> tuple[np.ndarray, np.ndarray]:
-    keep = block.row != _BLANK
-    nibbles = _NIBBLE[block.matrix[keep][:, _UUID_HEX_COLUMNS]]
-    high = np.zeros(nibbles.shape[0], dtype=np.uint64)
-    low = np.zeros(nibbles.shape[0], dtype=np.uint64)
-    for j in range(16):
-        high = (high << np.uint64(4)) | nibbles[:, j]
-        low = (low << np.uint64(4)) | nibbles[:, 16 + j]
-    return low, high
-
-
-def _hex_digits(block: _Block) -> np.ndarray:
-    keep = block.row != _BLANK
-    return block.length[keep] - 2 * (block.row[keep] == _PREFIXED)
-
-
 #: ``--format`` values: "auto" lets the first ID decide, the others name the kind
 FORMATS = ("auto", "dec", "hex", "uuid")
 _KIND_OF_FORMAT = {"dec": "decimal", "hex": "hex", "uuid": "uuid"}
-_KIND_OF_ROW = {_DECIMAL: "decimal", _HEXROW: "hex", _PREFIXED: "hex", _UUID: "uuid"}
+_KIND_OF_ROW = {
+    id_lines.DECIMAL: "decimal",
+    id_lines.HEXROW: "hex",
+    id_lines.PREFIXED: "hex",
+    id_lines.UUID: "uuid",
+}
 #: the rows each kind of file accepts (a hex ID may happen to have no letter)
 _ROWS_OF_KIND = {
-    "decimal": np.array([_DECIMAL]),
-    "hex": np.array([_DECIMAL, _HEXROW, _PREFIXED]),
-    "uuid": np.array([_UUID]),
+    "decimal": np.array([id_lines.DECIMAL]),
+    "hex": np.array([id_lines.DECIMAL, id_lines.HEXROW, id_lines.PREFIXED]),
+    "uuid": np.array([id_lines.UUID]),
 }
 _FORMAT_OF_KIND = {"decimal": "dec", "hex": "hex", "uuid": "uuid"}
 
 
 class _LongLine(Exception):
-    """A line longer than :data:`MAX_LINE`; ``data[:end]`` holds the whole lines before it."""
+    """A line longer than :data:`~setlab.models.id_lines.MAX_LINE`; ``data[:end]`` holds the whole
+    lines before it."""
 
     def __init__(self, data: bytes, end: int) -> None:
         super().__init__()
@@ -291,15 +135,16 @@ class _LongLine(Exception):
     def message(self, line: int) -> str:
         """The error for a block whose first line is number ``line``."""
         at = line + int(np.count_nonzero(np.frombuffer(self.data, np.uint8, self.end) == 0x0A))
-        return (f"line {at}: more than {MAX_LINE} characters without a line break: not a file "
-                "of IDs (one per line)")  # fmt: skip
+        return (f"line {at}: more than {id_lines.MAX_LINE} characters without a line break: not "
+                "a file of IDs (one per line)")  # fmt: skip
 
 
 def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
     """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`: ``(data, end)``,
     ``data[:end]`` whole lines. A file is read on from the start of the line a block cut (no
-    copy to join it to the next block). A line longer than :data:`MAX_LINE` raises
-    :class:`_LongLine` at once: a 2 GB file with no line break costs one block of memory."""
+    copy to join it to the next block). A line longer than
+    :data:`~setlab.models.id_lines.MAX_LINE` raises :class:`_LongLine` at once: a 2 GB file with
+    no line break costs one block of memory."""
     carry, first, seekable = b"", True, stream.seekable()
     while chunk := stream.read(BLOCK_BYTES):
         if first and chunk.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
@@ -308,7 +153,7 @@ def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
         data = carry + chunk  # no copy while carry is empty
         end = data.rfind(b"\n") + 1
         cut = len(data) - end
-        if cut > MAX_LINE:
+        if cut > id_lines.MAX_LINE:
             raise _LongLine(data, end)
         again = seekable and end and cut  # read the cut line again with the next block
         if again:
@@ -322,35 +167,51 @@ def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
         yield carry, len(carry)
 
 
+#: The most IDs one read holds (``--max-ids``). 10^8 decimal IDs take about 0.9 GB as read (an
+#: 8-byte value and a 1-byte length each, :class:`_Collector`; UUIDs 16 bytes), and analysing
+#: them (:func:`setlab.tools.analysis.analyse`: a sorted copy, 4 or 8 bytes an ID, then Roaring's
+#: sizes) takes 13 to 18 bytes an ID more at its peak (tracemalloc, 10^6 IDs of four shapes,
+#: numpy 2.4): about 2.7 GB in all. Past it the read stops with one error, so that a pipe that
+#: never ends (``yes 123 | setlab advise -``) is refused in seconds instead of growing until the
+#: kernel's OOM killer ends it.
+MAX_IDS = 10**8
+
+
 class _Collector:
     """IDs parsed block by block as they are read: the kind of ID is fixed by ``--format`` or,
-    with "auto", by the first ID; a line of another kind stops the read at once."""
+    with "auto", by the first ID (or the lines after a first ID like ``1E5``: :meth:`_decide`);
+    a line of another kind stops the read at once, and so does an ID past ``max_ids``.
 
-    def __init__(self, fmt: str, source: str, size: int | None = None) -> None:
+    Each column is a :class:`setlab.core.columns.Column`, grown in place and taking no memory
+    while its values are all equal — the lengths of hex IDs and UUIDs, the leading-zero flags of
+    a file without leading zeros, the high halves of 64-bit hex IDs: 9 bytes per decimal ID, 8
+    per 16-digit hex ID, 16 per UUID."""
+
+    def __init__(self, fmt: str, source: str, max_ids: int = MAX_IDS) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
-        self.fmt, self.source, self.size = fmt, source, size
+        self.fmt, self.source = fmt, source
+        self.max_ids = check_int("max_ids", max_ids, 1)
         self.kind = _KIND_OF_FORMAT.get(fmt)
         self.first: tuple[int, int] | None = None  # line and row class of the first ID
-        self.values, self.highs = Growing(np.uint64), Growing(np.uint64)
-        self.lengths, self.canonical = Growing(np.uint8), Growing(bool)
+        self.values, self.highs = Column(np.uint64), Column(np.uint64)
+        self.lengths, self.canonical = Column(np.uint8), Column(bool)
         self.blank = 0
         self.hex_digits = 0
-        self.reserved = False
         self.line = 1  # the number of the next piece's first line
+        self.pending: list[id_lines.Block] = []  # blocks kept aside while the kind is open
+        self.pending_bytes = 0
+        self.first_text = ""  # the first ID's text, while it leaves the kind open
 
-    def _reserve(self, lines: int, nbytes: int) -> None:
-        """Once: room for the IDs of a file of ``size`` bytes like its first piece (``lines``
-        IDs in ``nbytes``), 5% more; if refused, the columns grow as the IDs come instead."""
-        if self.size and not self.reserved and lines:
-            self.reserved = True
-            expected = int(self.size / nbytes * lines * 1.05) + 64
-            columns = [self.values, self.lengths, self.canonical]
-            try:
-                for column in columns + ([self.highs] if self.kind in ("uuid", "hex") else []):
-                    column.reserve(expected)
-            except MemoryError:
-                pass
+    def _admit(self, count: int) -> None:
+        """Refuse the piece whose ``count`` IDs would take the read past ``max_ids``."""
+        if self.values.size + count > self.max_ids:
+            raise ValueError(
+                f"{self.source}: more than {self.max_ids:,} IDs, the most one run reads "
+                f"(--max-ids; {format_bytes(9 * self.max_ids)} as read, more to analyse): "
+                "stopped there; raise the bound with --max-ids N if this machine has the "
+                "memory, or read a sample of the IDs"
+            )
 
     def start(self, data: bytes, end: int) -> decimal_lines.Conversion | None:
         """Start converting ``data[:end]`` on the fast path of :mod:`setlab.models.decimal_lines`
@@ -359,62 +220,108 @@ class _Collector:
 
     def add_piece(self, data: bytes, end: int, started: decimal_lines.Conversion | None) -> None:
         """Add the next piece of whole lines, ``data[:end]``: what :meth:`start` converted if it
-        was plain (one ID a line), else (or when the file turned out not to be decimal) through
-        :class:`_Block`."""
+        was plain (one ID a line), else (or when the file turned out not to be decimal, or its
+        kind is still undecided) through :class:`setlab.models.id_lines.Block`."""
         plain = None if started is None else started.result()
-        if plain is not None and self.kind in (None, "decimal"):
+        if plain is not None and self.kind in (None, "decimal") and not self.pending:
             if self.first is None:
-                self.first, self.kind = (self.line, _DECIMAL), "decimal"
+                self.first, self.kind = (self.line, id_lines.DECIMAL), "decimal"
             lines = sum(part[0].size for part in plain)
-            self._reserve(lines, end)
+            self._admit(lines)
             for values, lengths, canonical in plain:
                 self.values.append(values)
                 self.lengths.append(lengths)
                 self.canonical.append(canonical)
             self.line += lines
             return
-        before = self.values.size
-        block = _Block(data[:end], self.line)
+        block = id_lines.Block(data[:end], self.line)
         self.add(block)
-        self._reserve(self.values.size - before, end)
         self.line += block.row.size
 
-    def add(self, block: _Block) -> None:
-        ids = np.flatnonzero(block.row != _BLANK)
+    def add(self, block: id_lines.Block) -> None:
+        """Add one block of lines; while the kind of an "auto" file is undecided
+        (:meth:`_decide`), keep the block aside, and add it once the kind is known."""
+        if self.kind is None and np.any(block.row != id_lines.BLANK):
+            self.kind = self._decide(block)
+            if self.kind is None:
+                return
+            for earlier in self.pending:
+                self._convert(earlier)
+            self.pending = []
+        self._convert(block)
+
+    def _decide(self, block: id_lines.Block) -> str | None:
+        """The kind of an "auto" file, or None while its lines so far leave it open.
+
+        The first ID decides, unless it is digits, one ``e``, digits (``1E5``): a spreadsheet
+        writes decimal IDs that way, and a hex ID can look that way (one random 16-digit hex ID
+        in about 1,300 does: 14 places for the ``e`` × 1/16 × (10/16)^15). Then the lines after
+        it decide: the first hex ID with another letter, or a ``0x`` ID, makes the file hex; if
+        every ID up to the end, or in the first :data:`BLOCK_BYTES` of lines, is digits or of
+        that form, the file is decimal and the ``1E5`` line is refused, naming it. Reading it as
+        hex (0x1E5 = 485) would misread every decimal line after it without a word; reading it
+        as 100000 would guess what a spreadsheet meant, and a spreadsheet that writes IDs in
+        scientific notation has usually rounded them already (1.23457E+17)."""
+        ids = np.flatnonzero(block.row != id_lines.BLANK)
+        exponent = id_lines.exponent_rows(block)[ids]
+        if self.first is None:
+            first, row = int(ids[0]), int(block.row[ids[0]])
+            self.first = (block.first_line + first, row)
+            if not exponent[0]:
+                return _KIND_OF_ROW[row]
+            self.first_text = block.line_text(first)
+        if not np.all((block.row[ids] == id_lines.DECIMAL) | exponent):
+            return "hex"
+        self.pending.append(block)
+        self.pending_bytes += int(block.length.sum()) + block.row.size  # about its text
+        if self.pending_bytes >= BLOCK_BYTES:
+            self._refuse_exponent(block.first_line + block.row.size - 1)
+        return None
+
+    def _refuse_exponent(self, last_line: int) -> None:
+        raise ValueError(
+            f"line {self.first[0]}: {self.first_text!r} is a decimal in scientific notation or a "
+            f"hexadecimal ID, and every ID up to line {last_line} is digits or of that form: if "
+            "the IDs are decimal, write each one as its digits; if they are hex, say so with "
+            "--format hex"
+        )
+
+    def _convert(self, block: id_lines.Block) -> None:
+        ids = np.flatnonzero(block.row != id_lines.BLANK)
         self.blank += int(block.row.size - ids.size)
         if not ids.size:
             return
         if self.first is None:
             self.first = (block.first_line + int(ids[0]), int(block.row[ids[0]]))
-            self.kind = self.kind or _KIND_OF_ROW[int(block.row[ids[0]])]
         wrong = ids[~np.isin(block.row[ids], _ROWS_OF_KIND[self.kind])]
         if wrong.size:
             self._refuse(block, int(wrong[0]))
-        keep = block.row != _BLANK
+        self._admit(ids.size)
+        keep = block.row != id_lines.BLANK
         if self.kind == "decimal":
-            self.values.append(_decimal_values(block))
+            self.values.append(id_lines.decimal_values(block))
             self.canonical.append((block.matrix[keep, 0] != ord("0")) | (block.length[keep] == 1))
         elif self.kind == "uuid":
-            low, high = _uuid_values(block)
+            low, high = id_lines.uuid_values(block)
             self.values.append(low)
             self.highs.append(high)
             self.canonical.append(np.zeros(low.size, dtype=bool))
         else:
-            digits = _hex_digits(block)
+            digits = id_lines.hex_digits(block)
             if digits.size and digits.max() > 32:
-                block._fail(
+                block.fail(
                     ids[np.argmax(digits > 32)], "more than 32 hex digits: wider than 128 bits"
                 )
             self.hex_digits = max(self.hex_digits, int(digits.max(initial=0)))
-            low, high = _hex_values(block, wide=True)
+            low, high = id_lines.hex_values(block, wide=True)
             self.values.append(low)
             self.highs.append(high)
             self.canonical.append(np.zeros(low.size, dtype=bool))
         self.lengths.append(block.length[keep].astype(np.uint8))
 
-    def _refuse(self, block: _Block, i: int) -> None:
+    def _refuse(self, block: id_lines.Block, i: int) -> None:
         line, row = block.first_line + i, int(block.row[i])
-        what = _ROW_NAMES.get(row, "not an ID")
+        what = id_lines.ROW_NAMES.get(row, "not an ID")
         if self.fmt != "auto":
             raise ValueError(
                 f"line {line}: {block.line_text(i)!r} is {what}, not {self.kind} "
@@ -429,10 +336,12 @@ class _Collector:
         )
         raise ValueError(
             f"line {line}: {block.line_text(i)!r} is {what} but line {first_line} is "
-            f"{_ROW_NAMES[first_row]}: one kind of ID per file{hint}"
+            f"{id_lines.ROW_NAMES[first_row]}: one kind of ID per file{hint}"
         )
 
     def result(self) -> IDs:
+        if self.pending:
+            self._refuse_exponent(self.line - 1)
         if self.first is None:
             raise ValueError("no IDs found: the input is empty or blank")
         wide = self.kind == "uuid" or (self.kind == "hex" and self.hex_digits > 16)
@@ -452,17 +361,17 @@ def parse_stream(
     source: str = "<stream>",
     progress: Any = None,
     fmt: str = "auto",
-    size: int | None = None,
+    max_ids: int = MAX_IDS,
 ) -> IDs:
     """Parse IDs, one per line, from a binary stream, block by block (see :func:`read_ids`).
 
     Memory holds two blocks of text at a time (the next one is read while the one before is
-    converted) plus the parsed values (8 bytes per ID, 16 for 128-bit IDs); the first bad line
-    stops the read one block later at most. ``progress`` is an object with
-    ``update(count)`` (a :class:`setlab.core.progress.Progress`), told the bytes read.
-    ``size``, the stream's length in bytes when known, reserves room for the values ahead.
+    converted) plus the parsed IDs (9 bytes per decimal ID, 8 per 16-digit hex ID, 16 per UUID:
+    :class:`_Collector`); the first bad line, or the first ID past ``max_ids``, stops the read
+    one block later at most. ``progress`` is an object with ``update(count)`` (a
+    :class:`setlab.core.progress.Progress`), told the bytes read.
     """
-    collector = _Collector(fmt, source, size)
+    collector = _Collector(fmt, source, max_ids)
     waiting = None  # the piece read before, converting while the next one is read
     try:
         for data, end in _pieces(stream, progress):
@@ -487,18 +396,22 @@ def parse_ids(
 
 
 def read_ids(
-    source: str | Path | IO[bytes], progress: bool | None = None, fmt: str = "auto"
+    source: str | Path | IO[bytes],
+    progress: bool | None = None,
+    fmt: str = "auto",
+    max_ids: int = MAX_IDS,
 ) -> IDs:
     """Read IDs, one per line, from a path, ``"-"`` (stdin) or a binary stream.
 
     Accepted, one kind per file: decimal integers up to 2^64 − 1 (leading zeros are kept as
     part of the text: Redis stores ``"007"`` as a string), hexadecimal IDs of up to 32 digits
     with or without ``0x``, and UUIDs (``8-4-4-4-12``). ``fmt`` ("auto", "dec", "hex", "uuid")
-    names the kind; "auto" takes the kind of the first ID and refuses a line of another kind
-    (a decimal file with one ``deadbeef`` in it is a mistake, not a hex file). Blank lines and
-    spaces around a value are ignored; anything else raises ``ValueError`` naming the first bad
-    line, as soon as it is read. ``progress`` (default: when stderr is a terminal) prints the
-    bytes read on stderr.
+    names the kind; "auto" takes the kind of the first ID (a first ID like ``1E5`` is
+    ambiguous: :meth:`_Collector._decide`) and refuses a line of another kind (a decimal file
+    with one ``deadbeef`` in it is a mistake, not a hex file). Blank lines and spaces around a
+    value are ignored; anything else raises ``ValueError`` naming the first bad line, as soon
+    as it is read, and so do more than ``max_ids`` IDs (:data:`MAX_IDS`). ``progress``
+    (default: when stderr is a terminal) prints the bytes read on stderr.
     """
     from setlab.core.progress import Progress
 
@@ -507,7 +420,7 @@ def read_ids(
     if isinstance(source, str | Path):
         name = str(source)
         if name == "-":
-            return read_ids(sys.stdin.buffer, progress, fmt)
+            return read_ids(sys.stdin.buffer, progress, fmt, max_ids)
         path = Path(name)
         if path.is_dir():
             raise ValueError(f"{name} is a directory, not a file of IDs")
@@ -516,14 +429,14 @@ def read_ids(
         report = Progress(path.stat().st_size, f"reading {name}", progress, unit="bytes")
         with path.open("rb") as stream:
             try:
-                return parse_stream(stream, name, report, fmt, path.stat().st_size)
+                return parse_stream(stream, name, report, fmt, max_ids)
             finally:
                 if report.done > BLOCK_BYTES:
                     report.close()
     name = getattr(source, "name", "<stream>")
     report = Progress(None, "reading", progress, unit="bytes")
     try:
-        return parse_stream(source, str(name), report, fmt)
+        return parse_stream(source, str(name), report, fmt, max_ids)
     finally:
         if report.done > BLOCK_BYTES:
             report.close()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from setlab.core.outputs import open_output
 from setlab.core.parallel import Started, cores
 from setlab.core.validate import check_int
 from setlab.models import roaring, roaring_sizes
@@ -276,7 +277,7 @@ def analyse(ids: IDs) -> Analysis:
         figures, chunk_counts = None, None
         if ids.kind == "uuid":
             notes.append(_uuid_note(high_half))
-    leading = int((~ids.canonical).sum()) if ids.kind == "decimal" else 0
+    leading = len(ids) - int(np.count_nonzero(ids.canonical)) if ids.kind == "decimal" else 0
     if leading:
         notes.append(f"{leading:,} IDs are written with leading zeros: Redis stores those as "
                      "strings, and '007' and '7' are different members")  # fmt: skip
@@ -472,7 +473,11 @@ def figure(a: Analysis) -> Figure:
 
 
 def save_figure(a: Analysis, path: str | Path) -> Path:
-    """Draw :func:`figure` into a PNG at ``path`` (the directory must exist)."""
+    """Draw :func:`figure` into a PNG at ``path`` (the directory must exist).
+
+    ``path`` is the user's (``setlab advise --plot``): it is written through
+    :func:`setlab.core.outputs.open_output`, which refuses a symbolic link there (a PNG
+    written through a planted link lands on the file it points at)."""
     import matplotlib
 
     if "matplotlib.pyplot" not in sys.modules:
@@ -484,8 +489,9 @@ def save_figure(a: Analysis, path: str | Path) -> Path:
     target = Path(path)
     if not target.parent.is_dir():
         raise ValueError(f"cannot save the plot: directory {target.parent} does not exist")
-    use_book_style()
-    fig = figure(a)
-    fig.savefig(target, dpi=110)
-    plt.close(fig)
+    with open_output(target) as out:  # refused before anything is drawn
+        use_book_style()
+        fig = figure(a)
+        fig.savefig(out, format="png", dpi=110)
+        plt.close(fig)
     return target
