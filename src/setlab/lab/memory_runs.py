@@ -254,6 +254,13 @@ def _data_memory(lab: Lab) -> int:
     return int(memory["used_memory"]) - int(memory.get("mem_clients_normal", 0))
 
 
+def big_set_budget(lab: Lab, kind: str, count: int) -> int:
+    """What :func:`measure_big_set` asks the guard for (bytes): the set priced by the allocator
+    model (:func:`setlab.lab.guard.budget`), its key's parts included."""
+    key = lab.key("big", kind.replace(" ", "-"))
+    return guard.budget(cost=set_cost(growth_summary(kind, count), key))
+
+
 def measure_big_set(lab: Lab, kind: str, count: int) -> BigSetRow:
     """Build one set of ``count`` members of ``kind``, measure it, then free it with ``DEL``.
 
