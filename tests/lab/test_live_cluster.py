@@ -84,7 +84,9 @@ def fresh_cluster(redis_server):
 
 @pytest.mark.timeout(60)  # without a socket timeout the load waits forever: fail, do not hang
 @pytest.mark.parametrize(
-    ("sig", "error"), [(signal.SIGSTOP, ServerTimeout), (signal.SIGKILL, ServerUnavailable)]
+    ("sig", "error"),
+    [(signal.SIGSTOP, ServerTimeout), (signal.SIGKILL, ServerUnavailable)],
+    ids=["SIGSTOP", "SIGKILL"],
 )
 def test_a_frozen_or_killed_master_ends_the_load_in_seconds_with_one_line(
     fresh_cluster, sig, error

@@ -2,7 +2,9 @@
 
 A reference file is a small JSON document in the package's data folder (``setlab/data/``),
 written by a script in ``scripts/`` (``make reference``): the rows of one experiment plus where
-they were measured (Redis version, allocator, modules, machine, date). It travels inside the
+they were measured (Redis version, allocator, modules, machine, date). It is replaced
+atomically (:func:`write_atomic`): a measurement that fails while writing (a full disk, an
+interrupt) leaves the stored run as it was, never half a file. It travels inside the
 wheel and is read through :mod:`importlib.resources`, so an installed setlab finds it anywhere.
 
 Chapters never choose between a live run and the stored one themselves. They call
@@ -19,10 +21,12 @@ Stored runs are never called "this machine".
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
 import platform
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -181,7 +185,7 @@ def save(name: str, rows: list[dict[str, Any]], lab: Lab, **extra: Any) -> Path:
     }
     path = data_dir() / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n")
+    write_atomic(path, json.dumps(document, indent=1) + "\n")
     load.cache_clear()
     return path
 
@@ -199,9 +203,41 @@ def save_section(name: str, section: str, rows: list[dict[str, Any]], lab: Lab) 
         "machine": machine_facts(),
         "rows": rows,
     }
-    path.write_text(json.dumps(document, indent=1) + "\n")
+    write_atomic(path, json.dumps(document, indent=1) + "\n")
     load.cache_clear()
     return path
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that it holds the old text or the new, never part.
+
+    The text goes to a temporary file in the same directory (``.<name>.*.tmp``, which
+    :func:`names` ignores), is flushed and ``fsync``-ed, and then renamed over ``path`` with
+    ``os.replace`` (atomic within one file system, POSIX ``rename(2)``); the directory is
+    ``fsync``-ed too so that the rename survives a power cut. On any error the temporary file
+    is removed and ``path`` is untouched. A new file gets mode 0644; a replaced one keeps its.
+    """
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o644
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
 # -- live or reference, decided once ---------------------------------------------------------
