@@ -16,6 +16,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from setlab.lab.reference import write_atomic
 from setlab.models.cuckoo_load import GRID_FILE, LoadGrid
 
 
@@ -29,7 +30,7 @@ def main() -> None:
     start = time.perf_counter()
     grid = LoadGrid.simulate()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(grid.as_json(), indent=1) + "\n")
+    write_atomic(args.out, json.dumps(grid.as_json(), indent=1) + "\n")
     print(f"{len(grid.cells)} cells in {time.perf_counter() - start:.0f} s -> {args.out}")
 
 
