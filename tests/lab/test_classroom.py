@@ -197,3 +197,23 @@ def test_the_help_says_passwords_reach_a_terminal_only():
     run = _setlab("classroom", "add", "--help")
     assert run.returncode == 0
     assert "not a terminal" in " ".join(run.stdout.split())
+
+
+def test_the_private_csv_refuses_a_symbolic_link_and_leaves_its_target(tmp_path):
+    # a link planted where the instructor's CSV goes would otherwise receive every password
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("untouched\n")
+    link = tmp_path / "class.csv"
+    link.symlink_to(target)
+    with pytest.raises(ValueError, match="symbolic link"):
+        classroom.write_private(link, "user,url\nana,redis://ana:secret@host:6379/0\n")
+    assert target.read_text() == "untouched\n"
+
+
+def test_the_private_csv_narrows_an_existing_files_mode(tmp_path):
+    path = tmp_path / "class.csv"
+    path.write_text("old\n")
+    path.chmod(0o644)
+    classroom.write_private(path, "new\n")
+    assert path.read_text() == "new\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -7,6 +7,9 @@ times afterwards; keeping the pieces and concatenating them holds every value tw
 glibc's mmap threshold (at most 32 MiB) ``realloc`` moves the pages with ``mremap`` instead of
 copying them, and below it the copy is small. So a column holds its values plus at most a few
 per cent of room (:data:`GROWTH`; zero-filled by numpy, so resident) — 8 bytes per uint64 value.
+The zero-filling is the cost: reading 10^7 decimal IDs takes about 0.1 s longer than copying
+into room reserved from a file's size (0.74 s against 0.62 s, best of 3, 2-core AMD EPYC VM),
+and in exchange a pipe of unknown length never holds its IDs twice.
 
 A column whose values are all equal so far (every ID 16 characters long, no ID with a leading
 zero, the high halves of 64-bit hex IDs) holds one value and a count: no memory per value until a
@@ -35,11 +38,6 @@ class Column:
         self._value = self._dtype.type(0)
         self._ended = False
         self.size = 0
-
-    @property
-    def uniform(self) -> bool:
-        """Whether every value appended so far is the same (and so takes no memory)."""
-        return self._data is None
 
     def append(self, piece: np.ndarray) -> None:
         if self._ended:

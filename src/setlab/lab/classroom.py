@@ -59,6 +59,7 @@ from pathlib import Path
 
 import redis
 
+from setlab.core.outputs import open_output
 from setlab.core.secrets import redact
 from setlab.lab.backend import ROOT, user_prefix
 from setlab.lab.server import RedisServer
@@ -291,13 +292,14 @@ def write_csv(path: Path | str, participants: Sequence[Participant], host: str, 
 
 def write_private(path: Path | str, text: str) -> Path:
     """Write ``text`` to ``path`` readable and writable by its owner only (mode 0600), also
-    when the file already exists with a wider mode. Returns the path."""
-    path = Path(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.chmod(path, 0o600)  # an existing file keeps its old mode through O_CREAT
-    with os.fdopen(fd, "w", newline="") as handle:
-        handle.write(text)
-    return path
+    when the file already exists with a wider mode. Returns the path.
+
+    A symbolic link is refused (``O_NOFOLLOW``: a link planted where the CSV goes would
+    otherwise receive every password), as is anything but a plain file: a ``ValueError``
+    naming the path (:func:`setlab.core.outputs.open_output`)."""
+    with open_output(path, private=True) as handle:
+        handle.write(text.encode())
+    return Path(path)
 
 
 @dataclass(frozen=True)
