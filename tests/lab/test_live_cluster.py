@@ -101,6 +101,7 @@ def test_a_frozen_or_killed_master_ends_the_load_in_seconds_with_one_line(
     with pytest.raises(error) as exc:
         bloom.add_many(items[5000:])
     # the batch's timeout, then redis-py's retry of its first command, then a PING per master
-    assert time.monotonic() - start < 2 * cluster.SOCKET_TIMEOUT_S + 2
+    # a bound against hanging (the old client waited >= 150 s), generous for a loaded machine
+    assert time.monotonic() - start < 4 * cluster.SOCKET_TIMEOUT_S + 10
     message = str(exc.value)
     assert "\n" not in message and f"{victim.host}:{victim.port} (a master" in message

@@ -194,6 +194,8 @@ def enroll(
         raise ValueError(
             f"cannot write the participants' CSV {path}: {exc.strerror or exc}; no user created"
         ) from None
+    except ValueError as exc:  # open_output's refusals (a link, a missing folder), one line each
+        raise ValueError(f"{str(exc).replace(str(staged), str(path))}; no user created") from None
     try:
         _create(admin, participants, then=lambda: os.replace(staged, path))
     finally:
