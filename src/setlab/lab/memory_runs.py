@@ -54,21 +54,27 @@ def sadd_all(lab: Lab, key: str, members: Iterable[str | bytes | int], batch: in
     return int(sum(pipe.execute()))
 
 
+SCRIPT_STEPS = 100_000
+"""The most Redis commands one of the book's ``EVAL`` calls runs (a chunk of :func:`settle_set`'s
+lookups, of :func:`setbit_all`'s bits). 100,000 ``SISMEMBER`` take about 70 ms of the server's
+time on a quiet machine and up to 210 ms beside a busy test suite (CI, 2026-12): a fifth of a
+classroom's ``busy-reply-threshold`` (1,000 ms), so no participant's script stalls the others."""
+
 _SETTLE_SCRIPT = """
 for i = 1, tonumber(ARGV[1]) do redis.call('SISMEMBER', KEYS[1], '') end
 return 1
 """
 
 
-def settle_set(lab: Lab, key: str, chunk: int = 100_000) -> int:
+def settle_set(lab: Lab, key: str, chunk: int = SCRIPT_STEPS) -> int:
     """Finish any incremental rehash of a hashtable set; returns the lookups it made.
 
     Every lookup moves at least one bucket of the old table (``_dictRehashStep`` in
     ``dictFind``), and a set grown by ``SADD`` rehashes from a table half the current size, so
     that many ``SISMEMBER`` calls always finish the job. They run server-side in a Lua loop,
-    ``chunk`` per ``EVAL`` (100,000 take about 70 ms of the server's time).
+    ``chunk`` per ``EVAL`` (at most :data:`SCRIPT_STEPS`).
     """
-    chunk = check_int("chunk", chunk, 1)
+    chunk = check_int("chunk", chunk, 1, SCRIPT_STEPS)
     size = int(lab.r.scard(key))
     if not size:
         return 0
@@ -90,7 +96,7 @@ def setbit_all(lab: Lab, key: str, offsets: Iterable[int], chunk: int = 10_000) 
     The same commands in the same order as a client loop (so the string grows the same way),
     without a network round trip or client-side command packing per bit.
     """
-    chunk = check_int("chunk", chunk, 1)
+    chunk = check_int("chunk", chunk, 1, SCRIPT_STEPS)
     batch: list[int] = []
     for offset in offsets:
         batch.append(int(offset))
