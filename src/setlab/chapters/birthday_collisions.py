@@ -114,6 +114,7 @@ def seed_004_bitmaps() -> tuple[np.ndarray, np.ndarray]:
 
 
 @cache
+@kept("birthday-colliding-pairs")
 def colliding_pairs() -> tuple[CollidingPair, CollidingPair]:
     """The first two consecutive IDs from :data:`FIRST_USER` on that share an offset mod 2^20,
     and mod the seed's full 2^32 - 1."""

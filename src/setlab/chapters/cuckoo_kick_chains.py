@@ -95,6 +95,8 @@ def _fill(label: str) -> FillRecord:
 
 
 @cache
+@cache
+@kept("cuckoo-loop-fills")
 def loop_fills(log_slots: int = LOG_SLOTS) -> dict[str, FillRecord]:
     """b = 2, 8-bit, 500 kicks, half full plus as many again (seed 5), per victim rule."""
     return {
@@ -123,6 +125,8 @@ def strangers(count: int = STRANGERS) -> np.ndarray:
 
 
 @cache
+@cache
+@kept("cuckoo-fpr-by-bits")
 def fpr_by_bits(
     log_slots: int = LOG_SLOTS, queries: int = STRANGERS
 ) -> dict[int, tuple[float, float]]:

@@ -17,6 +17,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from setlab.chapters import nk_vs_m_saturation_sentences
+from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_count
 from setlab.lab.bulk_load import SEED_002_ITEMS as SEED_002_REAL
 from setlab.lab.bulk_load import SEED_002_K as SEED_002_FIX_K
@@ -73,6 +74,7 @@ class Plan:
 
 
 @cache
+@kept("nk-plan")
 def plan(queries: int = 200_000) -> Plan:
     """Seed 002's plan (2^17-bit containers, k = 15, 2 × 10^9 items over 2^16 of them), on a
     slice of 64 containers filled to the planned load; ``queries`` fresh non-members."""
