@@ -95,7 +95,6 @@ def _fill(label: str) -> FillRecord:
 
 
 @cache
-@cache
 @kept("cuckoo-loop-fills")
 def loop_fills(log_slots: int = LOG_SLOTS) -> dict[str, FillRecord]:
     """b = 2, 8-bit, 500 kicks, half full plus as many again (seed 5), per victim rule."""
@@ -124,7 +123,6 @@ def strangers(count: int = STRANGERS) -> np.ndarray:
     return rng.integers(2**63, 2**64 - 1, size=count, dtype=np.uint64)
 
 
-@cache
 @cache
 @kept("cuckoo-fpr-by-bits")
 def fpr_by_bits(
