@@ -318,6 +318,10 @@ def build(root: Path, env: dict[str, str], strict: bool = True) -> subprocess.Co
 
 
 def main() -> int:
+    # jsonschema (under nbformat, under jupytext and nbclient) imports its optional IRI checker,
+    # rfc3987-syntax (jupyter-events pulls it in), whenever it is installed, and that compiles
+    # 39 lark grammars: 1.4 s of every runner's start, for a format nbformat never validates.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
     parser = argparse.ArgumentParser(description="Execute one page of the book in a fresh kernel")
     parser.add_argument("slug", help="the page: book/<slug>.md")
     parser.add_argument("--timeout", type=int, default=600, help="seconds a cell may take")
