@@ -3,6 +3,9 @@ changes no reply the book sees (on fakeredis, which speaks the same protocol).""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import fakeredis
 import pytest
 import redis
@@ -164,3 +167,31 @@ def test_the_sweep_rearms_every_key_in_the_namespace_and_no_other(fake):
     assert 3_590_000 < fake.pttl(NS + "old") <= TTL_MS
     assert 0 < fake.pttl(NS + "lock") <= 5_000
     assert fake.pttl("app:other") == -1
+
+
+def test_a_beat_in_flight_when_the_run_ends_does_not_bring_its_heartbeat_back(fake):
+    """A beat the server answers late (a loaded machine) and a run that ends meanwhile: the
+    heartbeat is deleted after that beat, not before it (a classroom run left one behind)."""
+    heartbeat = expiry.Heartbeat(fake, "setlab:@ana:6b0f0000-beef:", _expiry())
+    in_flight, answer = threading.Event(), threading.Event()
+
+    class LateServer:
+        def set(self, *args, **kwargs):
+            in_flight.set()
+            assert answer.wait(5)
+            return fake.set(*args, **kwargs)
+
+        def delete(self, *keys):
+            return fake.delete(*keys)
+
+    heartbeat.client = LateServer()
+    beat = threading.Thread(target=heartbeat._beat)
+    beat.start()
+    assert in_flight.wait(5)
+    end = threading.Thread(target=heartbeat.stop, kwargs={"remove": True})
+    end.start()
+    time.sleep(0.3)  # the run's end has begun while the beat is still on its way
+    answer.set()
+    beat.join(5)
+    end.join(expiry.STOP_WAIT_S + 5)
+    assert not end.is_alive() and fake.exists(heartbeat.key) == 0

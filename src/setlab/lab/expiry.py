@@ -53,6 +53,9 @@ KEY_TTL_RANGE_S = (1, 7 * 24 * 3600)
 #: the most a heartbeat lives (seconds): a run silent this long is stopped, and its keys go at
 #: the next connect of the same user
 HEARTBEAT_MAX_S = 30
+#: the most a run's end waits for a beat in flight before it deletes the heartbeat (seconds):
+#: the lab's socket timeout (setlab.lab.backend.SOCKET_TIMEOUT_S), by which any beat has ended
+STOP_WAIT_S = 10.0
 HEARTBEAT = "~heartbeat"  # after setlab:@<user>:<run>: — '~' starts no chapter name
 #: a run id (see setlab.lab.backend.RUN_ID): a hex timestamp and a 4-hex suffix
 RUN = re.compile(rb"[0-9a-f]{8,}-[0-9a-f]{4}")
@@ -311,6 +314,9 @@ class Heartbeat:
         self.expiry = expiry
         self.ttl_s = heartbeat_ttl_s(expiry.ttl_ms / 1000)
         self._stop = threading.Event()
+        #: held by a beat's SET and by stop's DELETE: a beat still in flight when the run ends
+        #: (a slow sweep, a loaded machine) would otherwise write the key again after the delete
+        self._beating = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=f"setlab {self.key}", daemon=True)
 
     def start(self) -> None:
@@ -320,7 +326,9 @@ class Heartbeat:
         self._thread.start()
 
     def _beat(self) -> None:
-        self.client.set(self.key, b"1", px=max(1, round(self.ttl_s * 1000)))
+        with self._beating:
+            if not self._stop.is_set():
+                self.client.set(self.key, b"1", px=max(1, round(self.ttl_s * 1000)))
 
     def _run(self) -> None:
         swept = time.monotonic()
@@ -340,8 +348,15 @@ class Heartbeat:
         if self._thread.is_alive():
             self._thread.join(timeout=1.0)
         if remove:
-            with contextlib.suppress(redis.exceptions.RedisError, OSError):
-                self.client.delete(self.key)
+            # a beat that has begun ends first (bounded: a frozen server is given up on, and
+            # then its heartbeat expires by itself within ttl_s)
+            got = self._beating.acquire(timeout=STOP_WAIT_S)
+            try:
+                with contextlib.suppress(redis.exceptions.RedisError, OSError):
+                    self.client.delete(self.key)
+            finally:
+                if got:
+                    self._beating.release()
 
 
 def unlink_matching(client: redis.Redis, pattern: str) -> int:
