@@ -36,14 +36,11 @@ book: $(STAMP)
 	echo "Built on backend '$$backend'. Open _build/html/index.html (or run: make serve)"
 
 # Both cores, three pytest-xdist workers: a good part of the suite waits on kernels, servers and
-# the browser (measured: 597 s cold with 3 workers, 693 s with 2, 631 s with 4). Work stealing:
-# with xdist's default split one worker was left with the site builds and the Binder install
-# queued behind the browser checks and ran 267 s after the other two had finished (1,121 s
-# against 854 s); an idle worker now takes half of the longest queue. Executed pages, figures
-# and built sites are kept in _build/.cache under fingerprints of what produced them, so a
-# second run re-executes only what changed.
+# the browser (measured: 597 s cold with 3 workers, 693 s with 2, 631 s with 4). Executed pages,
+# figures and built sites are kept in _build/.cache under fingerprints of what produced them, so
+# a second run re-executes only what changed.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 3 --dist worksteal --durations=20
+	$(BIN)/python -m pytest -n 3 --durations=20
 
 # The book's builds and tests start ~100 Python processes (kernels, runners, builds), each
 # importing setlab: let them keep its bytecode (src/**/__pycache__, ignored by git, the
