@@ -195,3 +195,19 @@ def test_a_beat_in_flight_when_the_run_ends_does_not_bring_its_heartbeat_back(fa
     beat.join(5)
     end.join(expiry.STOP_WAIT_S + 5)
     assert not end.is_alive() and fake.exists(heartbeat.key) == 0
+
+
+def test_the_last_lab_of_a_run_to_close_removes_its_heartbeat(fake):
+    """Labs of one process on one server share their run's heartbeat: closing one leaves it
+    beating for the others, closing the last leaves nothing (a classroom test found a closed
+    lab's heartbeat on the server for the rest of its 30 s)."""
+    first, second = (
+        expiry.Heartbeat(fake, "setlab:@ana:6b0f0000-beef:", _expiry()) for _ in range(2)
+    )
+    first.start()
+    second.start()
+    first.stop()
+    first.stop()  # twice is once: the other lab still beats
+    assert fake.exists(first.key) == 1
+    second.stop()
+    assert fake.exists(first.key) == 0

@@ -299,13 +299,20 @@ class Expiry:
             self.send(client, batch)
 
 
+#: how many heartbeats of this process beat each key: every lab a process connects to one server
+#: as one user shares its run, and so its heartbeat key
+_BEATING: dict[tuple[Any, ...], int] = {}
+_BEATING_LOCK = threading.Lock()
+
+
 class Heartbeat:
     """Shows a run alive on a shared server and keeps its keys from expiring while it lives.
 
     Its key, ``<run>~heartbeat`` after the run's prefix ``run`` (``setlab:@<user>:<run id>:``),
     is renewed every third of :func:`heartbeat_ttl_s`; every quarter of the expiry
     :meth:`Expiry.sweep` runs. ``client`` is a plain client to the server (the lab's ``raw()``:
-    no guard, no follow-ups).
+    no guard, no follow-ups). Several labs of one process share the key; the last of them to
+    stop deletes it.
     """
 
     def __init__(self, client: redis.Redis, run: str, expiry: Expiry) -> None:
@@ -318,9 +325,16 @@ class Heartbeat:
         #: (a slow sweep, a loaded machine) would otherwise write the key again after the delete
         self._beating = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=f"setlab {self.key}", daemon=True)
+        #: this heartbeat's place in :data:`_BEATING` (the server's address and the key), None
+        #: once stopped
+        self._shared: tuple[Any, ...] | None = None
 
     def start(self) -> None:
         """The first beat (before the run writes anything), then the thread."""
+        with _BEATING_LOCK:
+            where = self.client.connection_pool.connection_kwargs
+            self._shared = (where.get("host"), where.get("port"), where.get("path"), self.key)
+            _BEATING[self._shared] = _BEATING.get(self._shared, 0) + 1
         with contextlib.suppress(redis.exceptions.RedisError, OSError):
             self._beat()
         self._thread.start()
@@ -341,13 +355,21 @@ class Heartbeat:
                     swept = time.monotonic()
 
     def stop(self, remove: bool = False) -> None:
-        """Stop beating; ``remove``: also delete the heartbeat (the process ends: its run is
-        over). Without it the heartbeat expires by itself: another lab of the same run may
-        still be beating it."""
+        """Stop beating, and delete the heartbeat when no other lab of this process beats it
+        (``lab.close()`` of the last one: a closed lab leaves nothing) or when ``remove`` (the
+        process ends: its run is over). Stopping twice stops once."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=1.0)
-        if remove:
+        with _BEATING_LOCK:
+            last = False
+            if self._shared is not None:
+                _BEATING[self._shared] -= 1
+                last = _BEATING[self._shared] == 0
+                if last:
+                    del _BEATING[self._shared]
+                self._shared = None
+        if remove or last:
             # a beat that has begun ends first (bounded: a frozen server is given up on, and
             # then its heartbeat expires by itself within ttl_s)
             got = self._beating.acquire(timeout=STOP_WAIT_S)
