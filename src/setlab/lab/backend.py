@@ -325,9 +325,7 @@ class Lab:
         return self._new_client()
 
     def close(self) -> None:
-        """Close this lab's connections, and on a shared server the run's heartbeat when no other
-        lab of this process still beats it. A private server stays up for the rest of the
-        process."""
+        """Close this lab's connections (a private server stays up; heartbeat: Heartbeat.stop)."""
         if self.heartbeat is not None:
             self.heartbeat.stop()
         self.r.close()
