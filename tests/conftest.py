@@ -36,7 +36,8 @@ BOOK_TIMEOUT_S = 3600
 #: the head of one pytest-xdist worker's first chunk, so that the three start at once on three
 #: workers. In collection order they began at 0 s (the embedded build, under the errata checks),
 #: 378 s (the Binder install) and 462 s (the live build), all on one worker, which ended 170 s
-#: after the other two (make test-fresh: 600 s; all three at the front of one chunk: 559 s).
+#: after the other two (make test-fresh: pytest 600 s). Heading one chunk each: 558 s, the three
+#: workers ending within a second of each other.
 FIRST = (
     "tests/browser/test_errata_browser.py::",
     "tests/site/test_binder.py::test_the_dockerfile_pip_step_installs_in_a_fresh_venv",
