@@ -236,6 +236,28 @@ async def _execute(pending: list, jobs: int, timeout: int | None, allow_errors: 
     return await asyncio.gather(*(one(d, p, nb) for d, p, nb, _ in pending))
 
 
+def join_streams(notebook) -> None:
+    """Give each code cell of ``notebook`` one stdout output and one stderr output, holding
+    every piece of that stream verbatim, in order, where its first piece was.
+
+    The kernel sends a stream in pieces cut by its flush timer, not at line ends: on a loaded
+    machine ``print("hashtable", 27496)`` arrived as ``"hashtable"`` and ``" 27496\n"``.
+    MyST-NB's ``nb_merge_streams`` ends every piece it merges with a newline, so the page
+    printed the two on two lines; merged here first, the pieces reach it as one."""
+    for cell in notebook.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        outputs, first = [], {}
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                if output["name"] in first:
+                    first[output["name"]]["text"] += output["text"]
+                    continue
+                first[output["name"]] = output
+            outputs.append(output)
+        cell["outputs"] = outputs
+
+
 def _fill_cache(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     if env.mystnb_config.execution_mode != "cache":
         return
@@ -271,6 +293,7 @@ def _fill_cache(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None
         ):
             if error is not None:
                 continue
+            join_streams(notebook)
             stage = cache.add_nb_to_project(str(path), read_data=read_fmt)
             cache.cache_notebook_bundle(
                 CacheBundleIn(notebook, stage.uri, data={"execution_seconds": seconds}),
