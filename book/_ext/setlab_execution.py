@@ -11,7 +11,7 @@ temporary folders — shares it):
 - :func:`setlab.core.fingerprint.package_fingerprint` (every module and data file of the
   installed setlab, the Python version, the libraries it computes with);
 - the files named by ``setlab_execution_sources`` (the lock: ``constraints.txt`` and
-  ``pyproject.toml``);
+  ``pyproject.toml``; and this file, which edits what is kept);
 - the backend: fakeredis's version, or the ``redis-server`` binary's ``--version`` and the
   RedisBloom module's bytes;
 - every ``SETLAB_*`` setting in the environment (``SETLAB_SCALE`` changes what a chapter runs).
@@ -59,8 +59,9 @@ _NOT_INPUTS = ("SETLAB_REQUIRE_", CACHE_ENV, JOBS_ENV, "SETLAB_FIGURE_CACHE")
 #: fingerprint folders kept per backend (the newest); older ones are removed
 KEEP = 3
 TIMINGS = "timings.json"
-#: the lock: ``setlab_execution_sources`` unless _config.yml names other files
-SOURCES = ["constraints.txt", "pyproject.toml"]
+#: the lock, and this extension (it edits what is kept: :func:`join_streams`):
+#: ``setlab_execution_sources`` unless _config.yml names other files
+SOURCES = ["constraints.txt", "pyproject.toml", "book/_ext/setlab_execution.py"]
 
 
 def cache_root(confdir: Path) -> Path:
