@@ -159,7 +159,9 @@ def _check_outcome(measured: Measurement, name: str, allow_big: bool, admin, max
 
 def test_the_worst_setbit_is_budgeted_at_what_redis_allocates(monkeypatch):
     """The budget of a first SETBIT at 2^32 − 1 against used_memory's growth on a real server
-    (after a warm-up: Redis creates a command's latency histogram on its first call)."""
+    (after a warm-up: Redis creates a command's latency histogram on its first call). The most
+    of three growths: Redis frees a client's spare query buffer on its own clock, and on a
+    loaded machine that took 14,360 bytes off one reading (a free only ever lowers it)."""
     from tests.conftest import _need_redis_server
 
     _need_redis_server()
@@ -168,10 +170,13 @@ def test_the_worst_setbit_is_budgeted_at_what_redis_allocates(monkeypatch):
         key = "setlab:@budget:00000000-0000:setbit-offset:first-write:4294967295"
         client.setbit("warm", 7, 1)
         client.delete("warm")
-        before = int(client.info("memory")["used_memory"])
-        client.setbit(key, bitmap.MAX_OFFSET, 1)
-        grown = int(client.info("memory")["used_memory"]) - before
-        client.delete(key)
+        growths = []
+        for _ in range(3):
+            before = int(client.info("memory")["used_memory"])
+            client.setbit(key, bitmap.MAX_OFFSET, 1)
+            growths.append(int(client.info("memory")["used_memory"]) - before)
+            client.delete(key)
+        grown = max(growths)
     priced = guard.budget(string=bitmap.bytes_for_offset(bitmap.MAX_OFFSET), key_bytes=len(key))
     assert grown > 640 * MiB  # the 512 MiB of bits take jemalloc's 640 MiB class
     assert abs(grown - priced) <= 4096, (grown, priced)  # within a client buffer's growth
