@@ -18,6 +18,11 @@ the participant's rules on a server that is nearly full is the harder case of th
 
 Plus: two simultaneous runs of string-plus-set under one user give the solo results, and a frozen
 server stops each chapter within 20 s.
+
+A chapter's run whose checks passed is kept (tests/support/notebooks.kept_run) until the package,
+the lock, the server binary, the chapter's code cells or this file change: after a prose edit a
+warm ``make test`` checks the kept outputs again and runs no chapter here; ``make test-fresh``
+and CI's fresh clone run all 28.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import hashlib
 import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 import redis
@@ -33,7 +39,7 @@ import redis
 from setlab.chapters.registry import CHAPTERS
 from setlab.lab import classroom
 from setlab.lab.server import RedisServer
-from tests.support.notebooks import run_page, run_pages
+from tests.support.notebooks import kept_run, run_page, run_pages
 
 pytestmark = [pytest.mark.live, pytest.mark.book]
 
@@ -133,16 +139,17 @@ READERS = {
 def test_a_chapter_on_a_hostile_server_touches_nothing_but_its_own(hostile, slug, reader):
     server, admin, digests = hostile
     evicted = int(admin.info("stats")["evicted_keys"])
-    result = run_page(slug, _env(server, *READERS[reader]), timeout=300)
-    if not result.ok:  # stopped: with one setlab message, not a raw redis-py traceback
-        assert result.ename in SETLAB_ERRORS, f"{slug}: {result.ename}: {result.evalue}"
-    # a classroom participant keeps its keys small, so every chapter completes, denied commands
-    # falling back to the reference runs
-    assert result.ok or reader != "acl-user", f"{slug}: {result.ename}: {result.evalue}"
-    assert int(admin.info("stats")["evicted_keys"]) == evicted, f"{slug} caused an eviction"
-    assert list(admin.scan_iter(match="setlab:*")) == [], f"{slug} left keys behind"
-    assert PASSWORD not in result.all and ADMIN_PASSWORD not in result.all
-    assert _digests(admin) == digests, f"{slug} changed a foreign key"
+    env = _env(server, *READERS[reader])
+    with kept_run(slug, env, [Path(__file__)], reader, timeout=300) as result:
+        if not result.ok:  # stopped: with one setlab message, not a raw redis-py traceback
+            assert result.ename in SETLAB_ERRORS, f"{slug}: {result.ename}: {result.evalue}"
+        # a classroom participant keeps its keys small, so every chapter completes, denied
+        # commands falling back to the reference runs
+        assert result.ok or reader != "acl-user", f"{slug}: {result.ename}: {result.evalue}"
+        assert int(admin.info("stats")["evicted_keys"]) == evicted, f"{slug} caused an eviction"
+        assert list(admin.scan_iter(match="setlab:*")) == [], f"{slug} left keys behind"
+        assert PASSWORD not in result.all and ADMIN_PASSWORD not in result.all
+        assert _digests(admin) == digests, f"{slug} changed a foreign key"
 
 
 def test_two_runs_of_string_plus_set_under_one_user_give_the_solo_results(hostile):

@@ -19,6 +19,7 @@ configuration, for the tests of the build itself.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -26,8 +27,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from setlab.core import figure_cache
@@ -205,6 +207,62 @@ def run_page(
     fields = json.loads(lines[-1][len("RESULT") :])
     fields["cells"] = [tuple(c) for c in fields["cells"]]
     return PageRun(**fields, all=proc.stdout + proc.stderr)
+
+
+#: chapter runs whose test passed, one JSON file per :func:`run_key` (``make test-fresh`` and a
+#: fresh clone start without them)
+KEPT_RUNS = CACHE / "runs"
+
+
+def run_key(slug: str, env: dict[str, str], inputs: list[Path], *salt: str) -> str:
+    """What the outcome of running ``book/<slug>.md`` under ``env`` in a test depends on, as a
+    hash: the execution cache's fingerprint for a live server (the package, the lock, the
+    ``redis-server`` binary and module, the run's ``SETLAB_*`` settings), the page's code cells
+    (its prose cannot change a run), this runner, the conftest, the test's own files
+    (``inputs``) and what else tells one run of the test from another (``salt``)."""
+    import hashlib
+
+    import jupytext
+
+    sys.path.insert(0, str(BOOK / "_ext"))
+    import setlab_execution as execution
+
+    _, identity = execution.backend_identity("live")
+    digest = hashlib.sha256(execution.fingerprint(ROOT, execution.SOURCES, identity, env).encode())
+    notebook = jupytext.read(BOOK / f"{slug}.md")
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            digest.update(b"\0code\0" + cell.source.encode())
+    for path in [Path(__file__), ROOT / "tests" / "conftest.py", *inputs]:
+        digest.update(b"\0file\0" + path.read_bytes())
+    for part in (slug, *salt):
+        digest.update(b"\0salt\0" + part.encode())
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def kept_run(
+    slug: str, env: dict[str, str], inputs: list[Path], *salt: str, timeout: int = 600
+) -> Iterator[PageRun]:
+    """:func:`run_page`, kept as an artefact: the run of a test whose checks all passed (the
+    body of the ``with`` raised nothing) is stored under :func:`run_key`, and while nothing in
+    that key changes a later test process gets the stored run instead of running the page
+    again; its checks then read the kept outputs. A failed check keeps nothing. After a prose
+    edit a warm ``make test`` runs no chapter on its hostile servers; ``make test-fresh`` and a
+    fresh clone (CI) run every one."""
+    key = run_key(slug, env, inputs, *salt)
+    kept = KEPT_RUNS / f"{key[:24]}.json"
+    if kept.is_file():
+        fields = json.loads(kept.read_text())
+        fields["cells"] = [tuple(c) for c in fields["cells"]]
+        yield PageRun(**fields)
+        return
+    result = run_page(slug, env, timeout)
+    yield result
+    KEPT_RUNS.mkdir(parents=True, exist_ok=True)
+    partial = kept.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(asdict(result)))
+    partial.replace(kept)
 
 
 def run_pages(

@@ -98,6 +98,56 @@ def measure(page) -> dict:
     return page.evaluate("window.setlabMeasure()")
 
 
+# -- what a page's look depends on ------------------------------------------------------------
+
+#: what a page loads (not what it links to: the sidebar links every page)
+_LOCAL_REF = re.compile(r'(?:\ssrc="|<link\b[^>]*?\shref=")([^"#?:]+)')
+
+
+@functools.cache
+def _static_digest(html_root: Path) -> bytes:
+    """SHA-256 of the built site's ``_static`` (every script, style sheet and font)."""
+    from setlab.core.fingerprint import tree_digest
+
+    return tree_digest(html_root / "_static").digest()
+
+
+@functools.cache
+def browser_identity() -> str:
+    """The system Chromium's ``--version`` and the Playwright that drives it."""
+    import subprocess
+    from importlib import metadata
+
+    version = subprocess.run(
+        [chromium() or "chromium", "--version"], capture_output=True, text=True, timeout=30
+    ).stdout.strip()
+    return f"{version} | playwright {metadata.version('playwright')}"
+
+
+def page_key(page: Path, html_root: Path, inputs: list[Path]) -> str:
+    """What a browser shows of ``page`` depends on, as a hash: its bytes, every local file it
+    loads (images, scripts, style sheets), the site's ``_static``, the browser, and the checks
+    that look at it (``inputs``: the test, this module, site_measure.js, …). Not in it: the
+    pages it links to (``<link rel="next">`` and the rest; the checks of its links read them
+    afresh) and ``searchindex.js``, the words of every page, which any prose edit changes and
+    the page reads only when the reader searches (the edited page itself loads the new one)."""
+    import hashlib
+
+    digest = hashlib.sha256(_static_digest(html_root))
+    text = page.read_bytes()
+    digest.update(text)
+    for ref in sorted(set(_LOCAL_REF.findall(text.decode()))):
+        if ref.endswith((".html", "searchindex.js")):
+            continue
+        target = (page.parent / unquote(ref)).resolve()
+        if target.is_file():
+            digest.update(b"\0" + ref.encode() + b"\0" + target.read_bytes())
+    for path in [Path(__file__), Path(__file__).with_name("site_measure.js"), *inputs]:
+        digest.update(b"\0" + path.read_bytes())
+    digest.update(browser_identity().encode())
+    return digest.hexdigest()
+
+
 # -- what makes a page hard to read -----------------------------------------------------------
 
 #: The smallest text a figure may show on a 1280 px screen, in CSS pixels.
