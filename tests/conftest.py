@@ -54,10 +54,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ]
     first = [item for item in first if item is not None]
     rest = [item for item in items if item not in first]
-    # pytest-xdist's --dist load gives each worker a first chunk of consecutive tests, a quarter
-    # of its share (xdist.scheduler.load.LoadScheduling.schedule), and the rest as they finish
+    # pytest-xdist's --dist worksteal (make test) gives each worker a third of the tests, in
+    # order, and lets an idle worker take the end of a busy one's queue
+    # (xdist.scheduler.worksteal); --dist load gives each a first chunk of a quarter of its share
+    # (xdist.scheduler.load.LoadScheduling.schedule), and the rest as they finish
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
-    chunk = max(2, len(items) // workers // 4)
+    share = len(items) // workers
+    chunk = share if config.getoption("dist", "no") == "worksteal" else max(2, share // 4)
     for n, item in enumerate(first):
         rest.insert(n * chunk, item)
     items[:] = rest

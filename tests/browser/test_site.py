@@ -21,6 +21,7 @@ What a page showed is kept until the page, what it loads, the browser or these c
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -76,7 +77,9 @@ def _keep(folder: Path, visit: Visit, path: Path, shots: Path) -> None:
     for width, dark in VIEWS:
         shutil.copy(_shot(shots, path, width, dark), folder)
     saved = {**asdict(visit), "measured": [[list(v), m] for v, m in visit.measured.items()]}
-    (folder / "visit.json").write_text(json.dumps(saved))
+    partial = folder / f"visit.{os.getpid()}.tmp"  # another worker may be reading it
+    partial.write_text(json.dumps(saved))
+    partial.replace(folder / "visit.json")
 
 
 def _kept(folder: Path, path: Path, shots: Path) -> Visit | None:

@@ -218,8 +218,8 @@ def run_key(slug: str, env: dict[str, str], inputs: list[Path], *salt: str) -> s
     """What the outcome of running ``book/<slug>.md`` under ``env`` in a test depends on, as a
     hash: the execution cache's fingerprint for a live server (the package, the lock, the
     ``redis-server`` binary and module, the run's ``SETLAB_*`` settings), the page's code cells
-    (its prose cannot change a run), this runner, the conftest, the test's own files
-    (``inputs``) and what else tells one run of the test from another (``salt``)."""
+    (its prose cannot change a run), this runner, the test's own files (``inputs``) and what
+    else tells one run of the test from another (``salt``)."""
     import hashlib
 
     import jupytext
@@ -233,7 +233,7 @@ def run_key(slug: str, env: dict[str, str], inputs: list[Path], *salt: str) -> s
     for cell in notebook.cells:
         if cell.cell_type == "code":
             digest.update(b"\0code\0" + cell.source.encode())
-    for path in [Path(__file__), ROOT / "tests" / "conftest.py", *inputs]:
+    for path in [Path(__file__), *inputs]:
         digest.update(b"\0file\0" + path.read_bytes())
     for part in (slug, *salt):
         digest.update(b"\0salt\0" + part.encode())
