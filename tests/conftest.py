@@ -33,11 +33,11 @@ os.environ.setdefault(figure_cache.CACHE_ENV, str(FIGURE_CACHE))
 #: for the book builds and the chapter runs, which take minutes on a loaded 2-core machine
 BOOK_TIMEOUT_S = 3600
 #: The tests that take a minute or more and wait for nothing another test makes: each goes at
-#: the head of one pytest-xdist worker's first chunk, so that the three start at once on three
+#: the head of one pytest-xdist worker's share, so that the three start at once on three
 #: workers. In collection order they began at 0 s (the embedded build, under the errata checks),
 #: 378 s (the Binder install) and 462 s (the live build), all on one worker, which ended 170 s
-#: after the other two (make test-fresh: pytest 600 s). Heading one chunk each: 558 s, the three
-#: workers ending within a second of each other.
+#: after the other two (make test-fresh: pytest 600 s). Heading one share each: 558 s, the three
+#: workers ending within a second of each other (with --dist worksteal, a warm run's within 8 s).
 FIRST = (
     "tests/browser/test_errata_browser.py::",
     "tests/site/test_binder.py::test_the_dockerfile_pip_step_installs_in_a_fresh_venv",
