@@ -105,10 +105,12 @@ def visits(browser_session, fake_book_html):
     inputs = [Path(__file__), Path(site.__file__).with_name("browser.py")]
     browser_session.reset()
     seen: dict[Path, Visit] = {}
+    used = set()
     with site.serve(html) as base:
         page = browser_session.page()
         for path in sorted((html / "book").glob("*.html")):
             folder = KEPT_VISITS / site.page_key(path, html, inputs)[:24]
+            used.add(folder.name)
             if (visit := _kept(folder, path, shots)) is None:
                 url = base + path.relative_to(html).as_posix()
                 visit = _visit(browser_session, page, url, path, shots)
@@ -125,6 +127,9 @@ def visits(browser_session, fake_book_html):
         )
     print(f"screenshots: {shots}")
     browser_session.reset()
+    for old in KEPT_VISITS.iterdir():  # visits of pages this book no longer has (2.7 MB each)
+        if old.name not in used:
+            shutil.rmtree(old, ignore_errors=True)
     return html, seen
 
 
