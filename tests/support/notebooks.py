@@ -4,7 +4,8 @@
 JupyterLab does (jupytext reads the MyST file, nbclient runs it), in a child process of its own
 so that the environment it gets (``REDIS_URL``, ``SETLAB_USER``, …) is exactly the one given and
 everything the run prints, the kernel's own stderr included, can be searched for a password.
-:func:`run_pages` runs several at once. Run one by hand::
+:func:`run_pages` runs several at once; :func:`kept_run` keeps a run whose test passed until what
+it depends on changes (:func:`run_key`). Run one by hand::
 
     SETLAB_BACKEND=fake .venv/bin/python -m tests.support.notebooks setbit-offset
 
