@@ -40,7 +40,7 @@ book: $(STAMP)
 # figures and built sites are kept in _build/.cache under fingerprints of what produced them, so
 # a second run re-executes only what changed.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 3 --dist worksteal --durations=20
+	$(BIN)/python -m pytest -n 3 --dist loadgroup --durations=20
 
 # The book's builds and tests start ~100 Python processes (kernels, runners, builds), each
 # importing setlab: let them keep its bytecode (src/**/__pycache__, ignored by git, the

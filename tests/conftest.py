@@ -33,16 +33,53 @@ os.environ.setdefault(figure_cache.CACHE_ENV, str(FIGURE_CACHE))
 #: for the book builds and the chapter runs, which take minutes on a loaded 2-core machine
 BOOK_TIMEOUT_S = 3600
 #: The tests that take a minute or more and wait for nothing another test makes: each goes at
-#: the head of one pytest-xdist worker's share, so that the three start at once on three
+#: the head of one pytest-xdist worker's queue, so that the three start at once on three
 #: workers. In collection order they began at 0 s (the embedded build, under the errata checks),
 #: 378 s (the Binder install) and 462 s (the live build), all on one worker, which ended 170 s
-#: after the other two (make test-fresh: pytest 600 s). Heading one share each: 558 s, the three
-#: workers ending within a second of each other (with --dist worksteal, a warm run's within 8 s).
+#: after the other two (make test-fresh: pytest 600 s).
 FIRST = (
     "tests/browser/test_errata_browser.py::",
     "tests/site/test_binder.py::test_the_dockerfile_pip_step_installs_in_a_fresh_venv",
     "tests/site/test_book.py::test_book_builds_on_live_redis",
 )
+#: Modules whose module-scoped fixture is dear (a server, a three-master cluster, a wheel built
+#: and installed, every page visited in four views): ``make test``'s ``--dist loadgroup`` runs
+#: each on one worker, so the fixture is made once (see pytest_xdist_make_scheduler). Under
+#: ``--dist worksteal`` (stop 36) a stolen half of a module made it again on another worker: a
+#: cold run took 38 CPU-minutes, not 31.
+ONE_WORKER = frozenset(
+    {
+        "tests/browser/test_site.py",
+        "tests/browser/test_site_checks.py",
+        "tests/lab/test_live_allocator.py",
+        "tests/lab/test_live_classroom.py",
+        "tests/lab/test_live_classroom_limits.py",
+        "tests/lab/test_live_cluster.py",
+        "tests/lab/test_live_cluster_bloom.py",
+        "tests/lab/test_live_versions.py",
+        "tests/site/test_wheel.py",
+    }
+)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadgroup`` with ONE_WORKER's modules as the groups; every other test is a unit
+    of its own, handed out in order as workers finish (three pending on each).
+
+    pytest-xdist 3.8's own loadgroup reads ``xdist_group`` marks by appending ``@group`` to each
+    item's ``_nodeid``, which pytest 9 no longer reads: every test ran ungrouped."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    # in collection order (FIRST at the head), not pytest-xdist's default of the largest group first
+    config.option.loadscopereorder = False
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneWorkerModules(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::")[0]
+            return module if module in ONE_WORKER else nodeid
+
+    return OneWorkerModules(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -54,13 +91,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ]
     first = [item for item in first if item is not None]
     rest = [item for item in items if item not in first]
-    # pytest-xdist's --dist worksteal (make test) gives each worker a third of the tests, in
-    # order, and lets an idle worker take the end of a busy one's queue
-    # (xdist.scheduler.worksteal); --dist load gives each a first chunk of a quarter of its share
-    # (xdist.scheduler.load.LoadScheduling.schedule), and the rest as they finish
+    # pytest-xdist's --dist loadgroup (make test) hands out one test (or group) at a time, in
+    # order, keeping three pending per worker (xdist.scheduler.loadscope._reschedule): the first
+    # three go to three workers. --dist load gives each a first chunk of a quarter of its share
+    # (xdist.scheduler.load.LoadScheduling.schedule), and the rest as they finish.
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
-    share = len(items) // workers
-    chunk = share if config.getoption("dist", "no") == "worksteal" else max(2, share // 4)
+    loadgroup = config.getoption("dist", "no") == "loadgroup"
+    chunk = 1 if loadgroup else max(2, len(items) // workers // 4)
     for n, item in enumerate(first):
         rest.insert(n * chunk, item)
     items[:] = rest

@@ -68,7 +68,15 @@ def load(page, url: str) -> None:
 def view(page, width: int = 1280, dark: bool = False, height: int = 800) -> None:
     """Show the open page at ``width`` × ``height`` CSS px, light or dark, without reloading."""
     page.set_viewport_size({"width": width, "height": height})
-    page.emulate_media(color_scheme="dark" if dark else "light")
+    scheme = "dark" if dark else "light"
+    page.emulate_media(color_scheme=scheme)
+    # the theme answers the media change from a listener: on a loaded machine (CI, stop 36) 150 ms
+    # was not always enough, and a dark view was measured light. A page without the theme has no
+    # data-theme and is not waited for.
+    page.wait_for_function(
+        "s => [undefined, s].includes(document.documentElement.dataset.theme)",
+        arg=scheme, timeout=10_000,
+    )  # fmt: skip
     page.wait_for_timeout(150)  # setlab.js re-marks overflows 100 ms after a resize
 
 
