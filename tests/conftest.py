@@ -32,13 +32,13 @@ os.environ.setdefault(figure_cache.CACHE_ENV, str(FIGURE_CACHE))
 #: seconds a test may take before pytest-timeout fails it: 15 min for most (pyproject), an hour
 #: for the book builds and the chapter runs, which take minutes on a loaded 2-core machine
 BOOK_TIMEOUT_S = 3600
-#: The tests that take a minute or more and wait for nothing another test makes: each goes at
-#: the head of one pytest-xdist worker's queue, so that the three start at once on three
-#: workers. In collection order they began at 0 s (the embedded build, under the errata checks),
-#: 378 s (the Binder install) and 462 s (the live build), all on one worker, which ended 170 s
-#: after the other two (make test-fresh: pytest 600 s).
+#: The tests that take minutes and wait for nothing another test makes: each goes at the head
+#: of one pytest-xdist worker's queue, so that the three start at once on three workers. In
+#: collection order they began at 0 s (the embedded build), 378 s (the Binder install) and 462 s
+#: (the live build), all on one worker, which ended 170 s after the other two (make test-fresh:
+#: pytest 600 s).
 FIRST = (
-    "tests/browser/test_errata_browser.py::",
+    "tests/site/test_book.py::test_book_builds_on_the_embedded_backend",
     "tests/site/test_binder.py::test_the_dockerfile_pip_step_installs_in_a_fresh_venv",
     "tests/site/test_book.py::test_book_builds_on_live_redis",
 )
@@ -90,17 +90,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         next((item for item in items if item.nodeid.startswith(prefix)), None) for prefix in FIRST
     ]
     first = [item for item in first if item is not None]
+    if config.getoption("dist", "no") == "loadgroup":
+        # pytest-xdist's --dist loadgroup (make test) hands out one test (or group) at a time,
+        # in order, keeping three pending per worker (xdist.scheduler.loadscope._reschedule):
+        # the first three go to three workers. What reads the embedded build goes last: handed
+        # out early (stop 37), five tests on two workers sat 171–303 s waiting for the build.
+        # The visits of every page (tests/browser/test_site.py, the longest) head that part.
+        rest = sorted(
+            (item for item in items if item not in first),
+            key=lambda item: (_reads_site(item), not item.nodeid.startswith(VISITS)),
+        )
+        items[:] = first + rest
+        return
+    # --dist load gives each worker a first chunk of a quarter of its share
+    # (xdist.scheduler.load.LoadScheduling.schedule), and the rest as they finish
     rest = [item for item in items if item not in first]
-    # pytest-xdist's --dist loadgroup (make test) hands out one test (or group) at a time, in
-    # order, keeping three pending per worker (xdist.scheduler.loadscope._reschedule): the first
-    # three go to three workers. --dist load gives each a first chunk of a quarter of its share
-    # (xdist.scheduler.load.LoadScheduling.schedule), and the rest as they finish.
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
-    loadgroup = config.getoption("dist", "no") == "loadgroup"
-    chunk = 1 if loadgroup else max(2, len(items) // workers // 4)
+    chunk = max(2, len(items) // workers // 4)
     for n, item in enumerate(first):
         rest.insert(n * chunk, item)
     items[:] = rest
+
+
+VISITS = "tests/browser/test_site.py::"
+
+
+def _reads_site(item: pytest.Item) -> bool:
+    """Whether ``item`` reads the book built on the embedded backend (``fake_book_html``):
+    asked for as an argument, or while running (marked ``site``)."""
+    return "fake_book_html" in item.fixturenames or item.get_closest_marker("site") is not None
 
 
 def need_chromium() -> None:

@@ -24,7 +24,7 @@ from setlab.render.claims import Verdict
 from tests.support import site as reader
 from tests.support.site import serve
 
-pytestmark = [pytest.mark.browser, pytest.mark.book]
+pytestmark = [pytest.mark.browser, pytest.mark.book, pytest.mark.site]
 SHOTS = Path(os.environ.get("SETLAB_SHOTS", "/tmp/errata-shots"))
 PAGE = "book/errata.html"
 

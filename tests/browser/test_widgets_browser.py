@@ -12,11 +12,8 @@ at the html folder of a mini book that holds the widget pages.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,25 +23,18 @@ from setlab.render.widgets import format_value
 from tests.support import widget_driver as drive
 from tests.support.site import serve
 
-pytestmark = [pytest.mark.browser, pytest.mark.book]
+pytestmark = [pytest.mark.browser, pytest.mark.book, pytest.mark.site]
 SHOTS = Path(os.environ.get("SETLAB_SHOTS", "/tmp/widgets-shots"))
-
-
-def calc(*args: object) -> dict | list:
-    """``setlab calc … --json`` in a subprocess, as a reader would run it."""
-    out = subprocess.run([sys.executable, "-m", "setlab", "calc", *map(str, args), "--json"],
-                         capture_output=True, text=True, check=True)  # fmt: skip
-    return json.loads(out.stdout)
 
 
 def bloom_cli(s: dict) -> dict[str, float]:
     """The Bloom calculator's readouts, from four runs of ``setlab calc bloom``."""
     n, p = int(s["n"]), s["p"]
     items = math.ceil(s["load"] * n)
-    classic, default = calc("bloom", "-n", n, "-p", p, "--redisbloom")
-    _, nonscaling = calc("bloom", "-n", n, "-p", p, "--nonscaling")
-    _, loaded = calc("bloom", "-n", n, "-p", p, "--redisbloom", "--load", items)
-    fixed = calc("bloom", "-n", items, "-m", classic["m"], "-k", classic["k"])
+    classic, default = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom")
+    _, nonscaling = drive.calc("bloom", "-n", n, "-p", p, "--nonscaling")
+    _, loaded = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--load", items)
+    fixed = drive.calc("bloom", "-n", items, "-m", classic["m"], "-k", classic["k"])
     return {
         "m": classic["m"], "k": classic["k"], "bytes": classic["bytes"], "fill": classic["fill"],
         "rb_size": default["bytes"], "rb_alloc": default["allocated"],
@@ -55,13 +45,13 @@ def bloom_cli(s: dict) -> dict[str, float]:
 
 
 def birthday_cli(s: dict) -> dict[str, float]:
-    data = calc("birthday", "-n", int(s["n"]), "--bits", int(s["bits"]))
+    data = drive.calc("birthday", "-n", int(s["n"]), "--bits", int(s["bits"]))
     return {"space": data["space"], "chance": data["collision_probability"],
             "pairs": data["expected_colliding_pairs"]}  # fmt: skip
 
 
 def setbit_cli(s: dict) -> dict[str, float]:
-    data = calc("setbit", int(s["offset"]))
+    data = drive.calc("setbit", int(s["offset"]))
     return {"strlen": data["strlen"], "alloc": data["allocation"],
             "usage": data["memory_usage"], "first_ms": data["first_write_ms"]}  # fmt: skip
 

@@ -10,11 +10,8 @@ html folder of a mini book with these pages."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,23 +25,17 @@ SHOTS = Path("/tmp/widgets-shots")
 ITEMS = 800_000_000
 
 
-def _calc(*args: str) -> dict:
-    result = subprocess.run([sys.executable, "-m", "setlab", "calc", *args, "--json"],
-                            capture_output=True, text=True, check=True)  # fmt: skip
-    return json.loads(result.stdout)
-
-
 def _cuckoo(s: dict) -> dict:
     b = 2 ** min(3, max(0, math.floor(math.log2(s["b"]) + 0.5)))  # the nearest simulated b
     ls = min(18, max(10, 2 * math.floor(s["logslots"] / 2 + 0.5)))
-    d = _calc("cuckoo-load", "-b", str(b), "-f", str(s["f"]), "--slots", f"2^{ls}")
+    d = drive.calc("cuckoo-load", "-b", str(b), "-f", str(s["f"]), "--slots", f"2^{ls}")
     return {"cb": d["bucket_size"], "ls": d["log_slots"], "slots": d["slots"],
             "load": d["first_failure_load"], "bits": d["bits_per_item"],
             "fpr": d["fpr"]}  # fmt: skip
 
 
 def _sharded(s: dict) -> dict:
-    d = _calc("sharded-bloom", "-n", str(ITEMS), "--shards", f"2^{s['logshards']}",
+    d = drive.calc("sharded-bloom", "-n", str(ITEMS), "--shards", f"2^{s['logshards']}",
               "--capacity", str(s["capacity"]))  # fmt: skip
     return {"shards": d["shards"], "mean": d["mean_load"], "worst": d["worst_load"], "m": d["m"],
             "k": d["k"], "total": d["total_bytes"], "worstfpr": d["worst_fpr"],
@@ -52,7 +43,7 @@ def _sharded(s: dict) -> dict:
 
 
 def _density(s: dict) -> dict:
-    d = _calc("density", "-n", f"10^{s['logn']}", "--range", f"2^{s['logrange']}")
+    d = drive.calc("density", "-n", f"10^{s['logn']}", "--range", f"2^{s['logrange']}")
     short = {"Redis SET": "set", "plain bitmap": "bitmap", "Roaring bitmap": "roaring",
              "Bloom filter": "bloom", "cuckoo filter": "cuckoo", "HyperLogLog": "hll"}  # fmt: skip
     out = {"n": d["count"], "range": d["universe"], "density": d["density"]}
@@ -107,6 +98,7 @@ def _boxes(page, slug: str, names) -> dict[str, int]:
 
 @pytest.mark.browser
 @pytest.mark.book
+@pytest.mark.site
 @pytest.mark.parametrize("slug", list(FIGURES))
 def test_moving_the_controls_shows_what_setlab_calc_prints(browser, book_html, slug):
 
@@ -130,6 +122,7 @@ def test_moving_the_controls_shows_what_setlab_calc_prints(browser, book_html, s
 
 @pytest.mark.browser
 @pytest.mark.book
+@pytest.mark.site
 def test_screenshots_of_each_widget_light_and_dark(browser, book_html):
 
     SHOTS.mkdir(parents=True, exist_ok=True)

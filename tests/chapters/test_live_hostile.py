@@ -22,7 +22,7 @@ server stops each chapter within 20 s.
 A chapter's run whose checks passed is kept (tests/support/notebooks.kept_run) until the package,
 the lock, the server binary, the chapter's code cells or this file change: after a prose edit a
 warm ``make test`` checks the kept outputs again and runs no chapter here; ``make test-fresh``
-and CI's fresh clone run all 28.
+and CI's fresh clone run all 46 (14 × 2 readers, 2 together, 14 on the frozen server).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -39,7 +38,7 @@ import redis
 from setlab.chapters.registry import CHAPTERS
 from setlab.lab import classroom
 from setlab.lab.server import RedisServer
-from tests.support.notebooks import kept_run, run_page, run_pages
+from tests.support.notebooks import kept_run, kept_runs
 
 pytestmark = [pytest.mark.live, pytest.mark.book]
 
@@ -154,12 +153,12 @@ def test_a_chapter_on_a_hostile_server_touches_nothing_but_its_own(hostile, slug
 
 def test_two_runs_of_string_plus_set_under_one_user_give_the_solo_results(hostile):
     server, admin, _ = hostile
-    with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda _: run_page("string-plus-set", _env(server)), range(2)))
-    for result in results:
-        assert result.ok, result.evalue
-        assert "gated on SADD's reply: counters off by +0 in total" in result.text
-    assert list(admin.scan_iter(match="setlab:*")) == []
+    runs = {run: ("string-plus-set", _env(server)) for run in ("first", "second")}
+    with kept_runs(runs, [Path(__file__)], "together") as results:
+        for result in results.values():
+            assert result.ok, result.evalue
+            assert "gated on SADD's reply: counters off by +0 in total" in result.text
+        assert list(admin.scan_iter(match="setlab:*")) == []
 
 
 def test_a_frozen_server_stops_every_chapter_within_20_seconds(tmp_path):
@@ -170,13 +169,14 @@ def test_a_frozen_server_stops_every_chapter_within_20_seconds(tmp_path):
     os.kill(server.process.pid, signal.SIGSTOP)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SETLAB_")}
     env["REDIS_URL"] = server.url
+    runs = {slug: (slug, env) for slug in CHAPTERS}
     try:
-        results = run_pages(list(CHAPTERS), env, jobs=7, timeout=120)
+        with kept_runs(runs, [Path(__file__)], "frozen", jobs=7, timeout=120) as results:
+            for slug, result in results.items():
+                assert not result.ok, f"{slug} completed against a frozen server"
+                assert result.ename == "ServerError" and "cannot reach Redis" in result.evalue
+                assert "setlab: cannot reach Redis" in result.text  # one line, not a traceback
+                assert result.slowest_cell_s < 20, f"{slug} waited {result.slowest_cell_s:.0f} s"
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
         server.stop()
-    for slug, result in results.items():
-        assert not result.ok, f"{slug} completed against a frozen server"
-        assert result.ename == "ServerError" and "cannot reach Redis" in result.evalue
-        assert "setlab: cannot reach Redis" in result.text  # one line, not a traceback
-        assert result.slowest_cell_s < 20, f"{slug} waited {result.slowest_cell_s:.0f} s"

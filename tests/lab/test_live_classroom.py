@@ -14,6 +14,10 @@ a log. Every chapter executing as a participant is tests/chapters/test_live_host
 pass:
 the participant's rules (:func:`setlab.lab.classroom.acl_rules`, URL only) on a server that is
 also nearly full and evicting, the harder case.
+
+The chapter runs of a test whose checks passed are kept together
+(tests/support/notebooks.kept_runs) until the package, the lock, the server binary, the
+chapter's code cells or this file change; the checks of the server's state still run.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import signal
 import stat
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 import redis
@@ -34,18 +38,18 @@ from setlab.cli import classroom as classroom_cli
 from setlab.lab import classroom
 from setlab.lab.errors import BigAllocationRefused
 from setlab.lab.server import free_port
-from tests.support.notebooks import run_page
+from tests.support.notebooks import kept_run, kept_runs
 
 pytestmark = pytest.mark.live
 
 STUDENTS = ["ana", "bo", "chen"]
 
 
-def _run_student(user: str, url: str):
+def _student_env(user: str, url: str) -> dict[str, str]:
     env = {**os.environ, "REDIS_URL": url, "SETLAB_USER": user}
     env.pop("SETLAB_BACKEND", None)
     env.pop("SETLAB_ALLOW_BIG", None)
-    return run_page("setbit-offset", env)
+    return env
 
 
 def test_students_sharing_one_server_never_touch_each_others_keys(foreign_server, monkeypatch):
@@ -58,11 +62,14 @@ def test_students_sharing_one_server_never_touch_each_others_keys(foreign_server
     shared = foreign_server.client()
     shared.set("course:config", "keep me")
 
-    with ThreadPoolExecutor(len(STUDENTS)) as pool:
-        runs = list(pool.map(lambda u: _run_student(u, foreign_server.url), STUDENTS))
-    for user, run in zip(STUDENTS, runs, strict=True):
-        assert run.ok, f"{user}'s chapter failed: {run.ename}: {run.evalue}"
+    students = {u: ("setbit-offset", _student_env(u, foreign_server.url)) for u in STUDENTS}
+    with kept_runs(students, [Path(__file__)], "sharing") as runs:
+        for user, run in runs.items():
+            assert run.ok, f"{user}'s chapter failed: {run.ename}: {run.evalue}"
+        _check_each_student_kept_to_their_own(labs, shared)
 
+
+def _check_each_student_kept_to_their_own(labs: dict, shared: redis.Redis) -> None:
     # Each chapter's cleanup removed only its own namespace: every student's notes survive.
     for user, lab in labs.items():
         keys = lab.keys()
@@ -196,12 +203,15 @@ def test_the_memory_guard_still_holds_for_a_participant(class_server, monkeypatc
 
 def test_three_participants_run_a_chapter_at_once_and_every_figure_is_produced(class_server):
     _, admin, people, urls = class_server
-    embedded = run_page("setbit-offset", {**os.environ, "SETLAB_BACKEND": "fake"})
+    here = [Path(__file__)]
+    embedded_env = {**os.environ, "SETLAB_BACKEND": "fake"}
+    trio = {n: ("setbit-offset", _participant_env(urls[n])) for n in ["ana", "bo", "chen"]}
+    with kept_run("setbit-offset", embedded_env, here) as embedded, kept_runs(trio, here) as runs:
+        _check_the_trio(embedded, runs, people, admin)
+
+
+def _check_the_trio(embedded, runs: dict, people: dict, admin: redis.Redis) -> None:
     assert embedded.ok and embedded.figures > 0 and embedded.glued
-    trio = ["ana", "bo", "chen"]
-    with ThreadPoolExecutor(len(trio)) as pool:
-        runs = dict(zip(trio, pool.map(lambda n: run_page("setbit-offset", _participant_env(
-            urls[n])), trio), strict=True))  # fmt: skip
     for name, run in runs.items():
         assert run.ok, f"{name}: {run.ename}: {run.evalue}"
         assert run.figures == embedded.figures, name  # every figure, as on the embedded

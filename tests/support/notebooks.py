@@ -5,7 +5,8 @@ JupyterLab does (jupytext reads the MyST file, nbclient runs it), in a child pro
 so that the environment it gets (``REDIS_URL``, ``SETLAB_USER``, …) is exactly the one given and
 everything the run prints, the kernel's own stderr included, can be searched for a password.
 :func:`run_pages` runs several at once; :func:`kept_run` keeps a run whose test passed until what
-it depends on changes (:func:`run_key`). Run one by hand::
+it depends on changes (:func:`run_key`), and :func:`kept_runs` several runs made at once. Run one
+by hand::
 
     SETLAB_BACKEND=fake .venv/bin/python -m tests.support.notebooks setbit-offset
 
@@ -251,19 +252,42 @@ def kept_run(
     again; its checks then read the kept outputs. A failed check keeps nothing. After a prose
     edit a warm ``make test`` runs no chapter on its hostile servers; ``make test-fresh`` and a
     fresh clone (CI) run every one."""
-    key = run_key(slug, env, inputs, *salt)
-    kept = KEPT_RUNS / f"{key[:24]}.json"
-    if kept.is_file():
-        fields = json.loads(kept.read_text())
-        fields["cells"] = [tuple(c) for c in fields["cells"]]
-        yield PageRun(**fields)
+    with kept_runs({slug: (slug, env)}, inputs, *salt, timeout=timeout) as runs:
+        yield runs[slug]
+
+
+@contextlib.contextmanager
+def kept_runs(
+    runs: dict[str, tuple[str, dict[str, str]]],
+    inputs: list[Path],
+    *salt: str,
+    jobs: int | None = None,
+    timeout: int = 600,
+) -> Iterator[dict[str, PageRun]]:
+    """:func:`kept_run` for several runs that happen at once (``jobs`` at a time, all by
+    default): ``runs`` names each run's (slug, environment), and the results come back under
+    the same names. They are kept, and reused, together: if one is missing every one runs
+    again, so runs that must share a server at the same moment still do."""
+    keys = {name: run_key(slug, env, inputs, *salt, name) for name, (slug, env) in runs.items()}
+    kept = {name: KEPT_RUNS / f"{key[:24]}.json" for name, key in keys.items()}
+    if all(path.is_file() for path in kept.values()):
+        yield {name: _read_run(path) for name, path in kept.items()}
         return
-    result = run_page(slug, env, timeout)
-    yield result
+    with ThreadPoolExecutor(jobs or len(runs)) as pool:
+        finished = pool.map(lambda run: run_page(*run, timeout), runs.values())
+        done = dict(zip(runs, finished, strict=True))
+    yield done
     KEPT_RUNS.mkdir(parents=True, exist_ok=True)
-    partial = kept.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_text(json.dumps(asdict(result)))
-    partial.replace(kept)
+    for name, result in done.items():
+        partial = kept[name].with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(asdict(result)))
+        partial.replace(kept[name])
+
+
+def _read_run(path: Path) -> PageRun:
+    fields = json.loads(path.read_text())
+    fields["cells"] = [tuple(c) for c in fields["cells"]]
+    return PageRun(**fields)
 
 
 def run_pages(

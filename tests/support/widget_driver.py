@@ -1,10 +1,28 @@
 """Drive a setlab widget (setlab.render.widgets) in a Playwright page: set its number boxes or
-move its sliders, wait for the readouts the change caused, and read them back."""
+move its sliders, wait for the readouts the change caused, and read them back; and what
+``setlab calc … --json`` prints for the same setting, which the readouts must equal."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import math
 from collections.abc import Mapping
+
+from setlab.cli.main import main
+
+
+def calc(*args: object) -> dict | list:
+    """What ``setlab calc <args> --json`` prints, parsed: the CLI's own entry point, run in this
+    process (a reader's ``python -m setlab`` reaches the same ``main``; tests/unit/test_cli.py
+    runs that). A widget test asks it 20 or so times, and a Python started for each call cost
+    0.75 s of a loaded machine's time against 60 ms."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["calc", *map(str, args), "--json"])
+    assert code == 0, f"setlab calc {' '.join(map(str, args))} exited {code}"
+    return json.loads(out.getvalue())
 
 
 def ready(page, slug: str, timeout: float = 60_000) -> object:

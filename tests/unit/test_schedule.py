@@ -38,10 +38,14 @@ class Node:
 
 @dataclass
 class Item:
-    nodeid: str
+    """What the ordering reads of a test: its id, its fixtures and its marks."""
 
-    def get_closest_marker(self, name: str) -> None:
-        return None
+    nodeid: str
+    fixturenames: list[str] = field(default_factory=list)
+    marks: set[str] = field(default_factory=set)
+
+    def get_closest_marker(self, name: str) -> str | None:
+        return name if name in self.marks else None
 
 
 @pytest.fixture
@@ -89,10 +93,24 @@ def test_other_dist_modes_keep_pytest_xdists_scheduler(pytestconfig, monkeypatch
     assert conftest.pytest_xdist_make_scheduler(pytestconfig, None) is None
 
 
-def test_under_loadgroup_the_first_three_head_the_queue(loadgroup):
-    items = [Item(f"tests/x.py::test_{n}") for n in range(30)]
+def test_under_loadgroup_the_first_three_head_the_queue_and_what_reads_the_build_ends_it(
+    loadgroup,
+):
     first = [p + ("test_first" if p.endswith("::") else "") for p in conftest.FIRST]
+    visits = conftest.VISITS + "test_pages"
+    items = [Item(f"tests/x.py::test_{n}") for n in range(10)]
+    items += [
+        Item("tests/browser/y.py::test_reads", ["fake_book_html"]),
+        Item(visits, ["fake_book_html"]),
+    ]
+    items += [Item("tests/browser/z.py::test_marked", marks={"site"}), Item("tests/x.py::test_z")]
     items += [Item(nodeid) for nodeid in first]
     conftest.pytest_collection_modifyitems(loadgroup, items)
     assert [item.nodeid for item in items[:3]] == first
-    assert len(items) == 33
+    assert [item.nodeid for item in items[-3:]] == [
+        visits,
+        "tests/browser/y.py::test_reads",
+        "tests/browser/z.py::test_marked",
+    ]
+    assert items[-4].nodeid == "tests/x.py::test_z"  # the others keep their order
+    assert len(items) == 17
