@@ -90,7 +90,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         next((item for item in items if item.nodeid.startswith(prefix)), None) for prefix in FIRST
     ]
     first = [item for item in first if item is not None]
-    if config.getoption("dist", "no") == "loadgroup":
+    # a pytest-xdist worker is told "loadgroup" (xdist.remote.setup_config sets its dist to "no")
+    if config.getoption("dist", "no") == "loadgroup" or config.getoption("loadgroup", False):
         # pytest-xdist's --dist loadgroup (make test) hands out one test (or group) at a time,
         # in order, keeping three pending per worker (xdist.scheduler.loadscope._reschedule):
         # the first three go to three workers. What reads the embedded build goes last: handed

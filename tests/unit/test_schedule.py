@@ -93,9 +93,13 @@ def test_other_dist_modes_keep_pytest_xdists_scheduler(pytestconfig, monkeypatch
     assert conftest.pytest_xdist_make_scheduler(pytestconfig, None) is None
 
 
+@pytest.mark.parametrize("where", ["controller", "worker"])
 def test_under_loadgroup_the_first_three_head_the_queue_and_what_reads_the_build_ends_it(
-    loadgroup,
+    loadgroup, monkeypatch, where
 ):
+    if where == "worker":  # what xdist.remote.setup_config leaves a worker
+        monkeypatch.setattr(loadgroup.option, "dist", "no")
+        monkeypatch.setattr(loadgroup.option, "loadgroup", True, raising=False)
     first = [p + ("test_first" if p.endswith("::") else "") for p in conftest.FIRST]
     visits = conftest.VISITS + "test_pages"
     items = [Item(f"tests/x.py::test_{n}") for n in range(10)]
