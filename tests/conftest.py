@@ -13,6 +13,7 @@ execution cache under ``_build/.cache`` (``make test-fresh`` empties them).
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -155,6 +156,20 @@ def _need_redis_server() -> None:
     if REQUIRE_LIVE:
         pytest.fail("SETLAB_REQUIRE_LIVE=1 but no redis-server binary is installed")
     pytest.skip("no redis-server binary installed (apt-get install redis-server)")
+
+
+def start_class_server(maxmemory: str = "256mb"):
+    """``classroom.start_server`` on a port picked free, picking again if another process takes
+    it before the server binds it (a kernel's ZMQ ports are picked the same way; stop 37 lost a
+    module's class server to it). start_server refuses a taken port, as it must for a reader."""
+    from setlab.lab import classroom
+    from setlab.lab.server import PortInUse, free_port
+
+    _need_redis_server()
+    for _ in range(2):
+        with contextlib.suppress(PortInUse):
+            return classroom.start_server(port=free_port(), maxmemory=maxmemory)
+    return classroom.start_server(port=free_port(), maxmemory=maxmemory)
 
 
 @pytest.fixture(scope="session")

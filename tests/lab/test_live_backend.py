@@ -47,6 +47,33 @@ def test_redisbloom_is_detected_and_answers(live_lab):
     assert live_lab.r.bf().exists(key, "x") == 1
 
 
+def test_a_port_taken_between_picking_and_starting_is_picked_again_unless_it_was_given(
+    redis_server, monkeypatch
+):
+    """A port picked by the OS can be taken before the server binds it (a kernel's ZMQ ports are
+    picked the same way; stop 37 lost a class server to it): a port setlab picked is picked
+    again, a port the caller gave is refused (it may be somebody's Redis)."""
+    import socket
+
+    from setlab.lab import server as server_module
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        taken = listener.getsockname()[1]
+        picks = iter([taken, taken])
+        real = server_module.free_port
+        monkeypatch.setattr(server_module, "free_port", lambda *a: next(picks, None) or real(*a))
+        started = RedisServer.start(module=False)
+        try:
+            assert started.port != taken and started.client().ping()
+        finally:
+            started.stop()
+        assert next(picks, None) is None  # both taken picks were tried before a free one
+        with pytest.raises(server_module.PortInUse, match=f"port {taken} "):
+            RedisServer.start(port=taken, module=False)
+
+
 def test_server_without_module_reports_none(monkeypatch):
     with RedisServer.start(module=False) as server:
         monkeypatch.setenv("REDIS_URL", server.url)

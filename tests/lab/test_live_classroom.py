@@ -109,10 +109,9 @@ def _participant_env(url: str) -> dict[str, str]:
 def class_server():
     """A server started and configured the way `setlab classroom start` does it, holding one
     key of somebody else's (``course:config``)."""
-    from tests.conftest import _need_redis_server
+    from tests.conftest import start_class_server
 
-    _need_redis_server()
-    server, password = classroom.start_server(port=free_port(), maxmemory="256mb")
+    server, password = start_class_server()
     admin = server.client(password=password)
     people = {p.name: p for p in classroom.configure(admin, PARTICIPANTS)}
     admin.set("course:config", "keep me")

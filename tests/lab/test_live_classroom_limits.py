@@ -31,7 +31,7 @@ import redis
 
 from setlab.lab import classroom
 from setlab.lab import server as server_module
-from setlab.lab.server import RedisServer, free_port
+from setlab.lab.server import RedisServer
 
 pytestmark = pytest.mark.live
 
@@ -93,10 +93,9 @@ def test_a_server_answering_on_the_port_is_configured_only_if_it_is_the_one_star
 
 @pytest.fixture(scope="module")
 def class_server():
-    from tests.conftest import _need_redis_server
+    from tests.conftest import start_class_server
 
-    _need_redis_server()
-    server, password = classroom.start_server(port=free_port(), maxmemory="256mb")
+    server, password = start_class_server()
     admin = server.client(password=password)
     people = {p.name: p for p in classroom.configure(admin, ["ana", "bo"])}
     admin.set("course:config", "keep me")

@@ -84,6 +84,10 @@ def find_redisbloom() -> str | None:
     return None
 
 
+#: ports :meth:`RedisServer.start` picks before it gives up when each is taken before it binds
+_PORT_ATTEMPTS = 3
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port on ``host`` that nothing listens on right now (never 6379: the OS picks)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -181,14 +185,26 @@ class RedisServer:
                 "(apt-get install redis-server) or set SETLAB_REDIS_SERVER"
             )
         module_path = find_redisbloom() if module is True else (module or None)
+        # a port given is the caller's to change; one picked here was free a moment ago, and
+        # another process (a kernel's sockets, another server) may have taken it since
+        for _ in range(_PORT_ATTEMPTS - 1 if port is None else 0):
+            with contextlib.suppress(PortInUse):
+                return cls._start_once(binary, port, module_path, list(extra_args), timeout)
+        return cls._start_once(binary, port, module_path, list(extra_args), timeout)
+
+    @classmethod
+    def _start_once(
+        cls, binary: str, port: int | None, module: str | None, extra: list[str], timeout: float
+    ) -> RedisServer:
+        """:meth:`_spawn`, and again without the module if the module made the server fail."""
         try:
-            return cls._spawn(binary, port, module_path, list(extra_args), timeout)
+            return cls._spawn(binary, port, module, extra, timeout)
         except PortInUse:
             raise
         except ServerError:
-            if module_path is None:
+            if module is None:
                 raise
-            return cls._spawn(binary, port, None, list(extra_args), timeout)
+            return cls._spawn(binary, port, None, extra, timeout)
 
     @classmethod
     def _spawn(
