@@ -4,9 +4,9 @@
 JupyterLab does (jupytext reads the MyST file, nbclient runs it), in a child process of its own
 so that the environment it gets (``REDIS_URL``, ``SETLAB_USER``, …) is exactly the one given and
 everything the run prints, the kernel's own stderr included, can be searched for a password.
-:func:`run_pages` runs several at once; :func:`kept_run` keeps a run whose test passed until what
-it depends on changes (:func:`run_key`), and :func:`kept_runs` several runs made at once. Run one
-by hand::
+:func:`kept_run` keeps a run whose test passed until what it depends on changes
+(:func:`run_key`), and :func:`kept_runs` runs several at once and keeps them together. Run one by
+hand::
 
     SETLAB_BACKEND=fake .venv/bin/python -m tests.support.notebooks setbit-offset
 
@@ -288,15 +288,6 @@ def _read_run(path: Path) -> PageRun:
     fields = json.loads(path.read_text())
     fields["cells"] = [tuple(c) for c in fields["cells"]]
     return PageRun(**fields)
-
-
-def run_pages(
-    slugs: list[str], env: dict[str, str] | None = None, jobs: int = 2, timeout: int = 600
-) -> dict[str, PageRun]:
-    """:func:`run_page` for each of ``slugs``, ``jobs`` at a time; results by slug."""
-    with ThreadPoolExecutor(jobs) as pool:
-        runs = pool.map(lambda s: run_page(s, env, timeout), slugs)
-        return dict(zip(slugs, runs, strict=True))
 
 
 def site_key(backend: str) -> str:
