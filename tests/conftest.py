@@ -96,7 +96,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # pytest-xdist's --dist loadgroup (make test) hands out one test (or group) at a time,
         # in order, keeping three pending per worker (xdist.scheduler.loadscope._reschedule):
         # the first three go to three workers. What reads the embedded build goes last: handed
-        # out early (stop 37), five tests on two workers sat 171–303 s waiting for the build.
+        # out early (stop 37), browser tests sat 167–303 s waiting for the build.
         # The visits of every page (tests/browser/test_site.py, the longest) head that part.
         rest = sorted(
             (item for item in items if item not in first),
