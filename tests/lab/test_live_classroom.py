@@ -266,6 +266,28 @@ def test_passwords_reach_no_server_log_and_only_the_urls_the_instructor_asked_fo
         assert p.password not in logged
 
 
+def _start_classroom(tmp_path, attempts=3):
+    """``setlab classroom start ana bo`` on a free port, up to its "serving" line: (port, process,
+    output). A port picked free can be taken by another test's server before the classroom binds
+    it; ``classroom start`` then refuses it ("already in use") and another port is picked."""
+    for _ in range(attempts):
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "setlab", "classroom", "start", "ana", "bo", "--port", str(port),
+             "--csv", str(tmp_path / "class.csv")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        )  # fmt: skip
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("serving until Ctrl-C"):
+                return port, proc, "".join(lines)
+        rest, err = proc.communicate(timeout=30)
+        if "already in use" not in err:
+            pytest.fail(f"classroom start exited {proc.returncode}: {''.join(lines)}{rest}{err}")
+    pytest.fail(f"classroom start found no free port in {attempts} attempts: {err}")
+
+
 def test_setlab_classroom_start_saves_the_urls_keeps_every_login_secret_and_stops_cleanly(
     tmp_path,
 ):
@@ -274,19 +296,8 @@ def test_setlab_classroom_start_saves_the_urls_keeps_every_login_secret_and_stop
     from tests.conftest import _need_redis_server
 
     _need_redis_server()
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "setlab", "classroom", "start", "ana", "bo", "--port", str(port),
-         "--csv", str(tmp_path / "class.csv")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-    )  # fmt: skip
-    lines = []
+    port, proc, out = _start_classroom(tmp_path)
     try:
-        for line in proc.stdout:
-            lines.append(line)
-            if line.startswith("serving until Ctrl-C"):
-                break
-        out = "".join(lines)
         rows = list(csv.DictReader((tmp_path / "class.csv").open()))
         admin_file = tmp_path / classroom_cli.ADMIN_FILE
         admin_url = admin_file.read_text().strip()
