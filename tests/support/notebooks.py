@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -214,6 +215,9 @@ def run_page(
 #: chapter runs whose test passed, one JSON file per :func:`run_key` (``make test-fresh`` and a
 #: fresh clone start without them)
 KEPT_RUNS = CACHE / "runs"
+#: a kept run no test has read or written for this long is removed when a run is kept (seconds):
+#: every package edit makes new keys, and the old ones would pile up
+KEPT_RUNS_UNUSED = 7 * 24 * 3600
 
 
 def run_key(slug: str, env: dict[str, str], inputs: list[Path], *salt: str) -> str:
@@ -271,6 +275,8 @@ def kept_runs(
     keys = {name: run_key(slug, env, inputs, *salt, name) for name, (slug, env) in runs.items()}
     kept = {name: KEPT_RUNS / f"{key[:24]}.json" for name, key in keys.items()}
     if all(path.is_file() for path in kept.values()):
+        for path in kept.values():
+            path.touch()  # read: still in use
         yield {name: _read_run(path) for name, path in kept.items()}
         return
     with ThreadPoolExecutor(jobs or len(runs)) as pool:
@@ -282,6 +288,20 @@ def kept_runs(
         partial = kept[name].with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(json.dumps(asdict(result)))
         partial.replace(kept[name])
+    prune_kept_runs()
+
+
+def prune_kept_runs(now: float | None = None) -> list[Path]:
+    """Remove the kept runs (and a crashed writer's ``.tmp`` files) unused for
+    :data:`KEPT_RUNS_UNUSED`; returns what was removed."""
+    now = time.time() if now is None else now
+    removed = []
+    for path in KEPT_RUNS.glob("*"):
+        with contextlib.suppress(OSError):  # another worker may remove it first
+            if now - path.stat().st_mtime > KEPT_RUNS_UNUSED:
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 def _read_run(path: Path) -> PageRun:

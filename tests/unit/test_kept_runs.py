@@ -4,6 +4,8 @@ run only where running it again could not change its outcome."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -87,3 +89,21 @@ def test_a_run_whose_checks_fail_is_not_kept(book):
         assert "a password" in result.text
     _use({})
     assert runs == ["page", "page"]
+
+
+def test_a_kept_run_unused_for_a_week_is_removed_and_a_reused_one_is_not(book, tmp_path):
+    _, runs = book
+    _use({})
+    _use({"SETLAB_SCALE": "2"})
+    kept = sorted((tmp_path / "runs").glob("*.json"))
+    assert len(kept) == 2
+    week_ago = time.time() - notebooks.KEPT_RUNS_UNUSED - 60
+    for path in kept:
+        os.utime(path, (week_ago, week_ago))
+    _use({})  # read again: still in use
+    unused = [path for path in kept if path.stat().st_mtime == week_ago]
+    assert len(unused) == 1
+    assert notebooks.prune_kept_runs() == unused
+    _use({"SETLAB_SCALE": "2"})  # the unused one was removed: it runs again
+    assert len(runs) == 3
+    assert len(list((tmp_path / "runs").glob("*.json"))) == 2
