@@ -32,7 +32,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from setlab.chapters.registry import CHAPTERS
+from setlab.site.registry import CHAPTERS
 
 logger = logging.getLogger(__name__)
 

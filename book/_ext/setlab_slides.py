@@ -1,7 +1,7 @@
 """Sphinx extension: a reveal.js deck per chapter, written into the built site, offline.
 
 After the build, for every chapter this writes ``slides/<slug>.html`` (the content from
-:mod:`setlab.chapters.slides`: overview, figures, verdicts, key points) and
+:mod:`setlab.site.slides`: overview, figures, verdicts, key points) and
 ``slides/<slug>/fig-<n>.svg`` (the SVG figures the executed chapter drew outside its exercises,
 taken from MyST-NB's ``_build/jupyter_execute``), and copies the reveal.js files it needs from the
 ``sphinx-revealjs`` wheel (a dependency of the ``book`` extra, used only for its copy of reveal.js)
@@ -20,8 +20,8 @@ from setlab_site import mathjax_es5, svg_title  # book/_ext is on sys.path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from setlab.chapters import slides
-from setlab.chapters.registry import CHAPTERS
+from setlab.site import slides
+from setlab.site.registry import CHAPTERS
 
 logger = logging.getLogger(__name__)
 

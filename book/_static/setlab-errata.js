@@ -1,7 +1,7 @@
 /* The errata page's filters (no dependencies, nothing loaded from elsewhere, no kernel).
    Each row of the errata table carries an empty <span class="errata-row"> with data-seed,
-   data-chapter and data-verdict (written by setlab.chapters.registry.errata_markdown); the form
-   #errata-filters (setlab.chapters.errata.filters_html) has one <select> per attribute. A row
+   data-chapter and data-verdict (written by setlab.site.registry.errata_markdown); the form
+   #errata-filters (setlab.site.errata.filters_html) has one <select> per attribute. A row
    shows when it matches every chosen value; #errata-shown says how many rows show. The form is
    hidden until this script runs, so without JavaScript the whole table simply shows. */
 (function () {

@@ -4,7 +4,9 @@ Chapters call it; tests check it. Start with :func:`setlab.connect`.
 
 The package is layered (imports only point down)::
 
-    cli, chapters  →  tools  →  lab | render  →  models  →  core
+    cli  →  site  →  chapters  →  tools  →  lab | render  →  models  →  core
+
+(no chapter imports another).
 
 ``setlab.models`` is pure computation: importing it loads neither redis, fakeredis nor
 matplotlib. That is why the names below are resolved lazily: ``import setlab.models.bloom``

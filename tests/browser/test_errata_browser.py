@@ -19,8 +19,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from setlab.chapters import registry
 from setlab.render.claims import Verdict
+from setlab.site import registry
 from tests.support import site as reader
 from tests.support.site import serve
 

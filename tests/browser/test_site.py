@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from setlab.chapters.registry import CHAPTERS
+from setlab.site.registry import CHAPTERS
 from tests.support import site
 from tests.support.notebooks import CACHE
 

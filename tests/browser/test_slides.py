@@ -1,4 +1,4 @@
-"""Slides per chapter (setlab.chapters.slides, book/_ext/setlab_slides.py): every chapter gets a
+"""Slides per chapter (setlab.site.slides, book/_ext/setlab_slides.py): every chapter gets a
 deck made from its own page, figures and claims; nothing in it loads from the internet; and in the
 built book a deck opens offline, moves to the next slide and fits every slide on the screen."""
 
@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from setlab.chapters import instructor_notes, lessons, registry, slides
+from setlab.site import instructor_notes, lessons, registry, slides
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))

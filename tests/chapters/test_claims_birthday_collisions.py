@@ -14,8 +14,8 @@ from decimal import Decimal, localcontext
 import pytest
 
 from setlab.chapters import birthday_collisions as chapter
-from setlab.chapters import registry
 from setlab.render.claims import Verdict
+from setlab.site import registry
 from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
 
 #: seed 000 §3.4 as printed (typed here from the seed): (log2 M, users) → probability in percent

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from setlab.chapters import cuckoo_kick_chains as chapter
-from setlab.chapters import cuckoo_walls as walls_chapter
-from setlab.chapters import registry
+from setlab.chapters.cuckoo_kick_chains import walls as walls_chapter
 from setlab.lab.reference import Measurement
 from setlab.models import cuckoo
 from setlab.render.claims import Claim, Verdict
+from setlab.site import registry
 
 CLAIMS = {c.id: c for c in registry.claims()}
 

@@ -14,8 +14,8 @@ from importlib import resources
 import pytest
 from scipy.stats import norm
 
-from setlab.chapters import registry
 from setlab.render.claims import Verdict
+from setlab.site import registry
 
 REGISTERS = 2**14
 

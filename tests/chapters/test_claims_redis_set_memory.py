@@ -13,8 +13,9 @@ from importlib import resources
 
 import pytest
 
-from setlab.chapters import redis_set_memory, registry
+from setlab.chapters import redis_set_memory
 from setlab.render.claims import Verdict
+from setlab.site import registry
 
 #: jemalloc 5.3's small size classes up to 128 bytes (there is no 24-byte class)
 JEMALLOC_SMALL = (8, 16, 32, 48, 64, 80, 96, 112, 128)

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from pyroaring import BitMap, BitMap64
 
-from setlab.chapters import registry
 from setlab.chapters import roaring_containers as chapter
 from setlab.render.claims import Verdict
+from setlab.site import registry
 from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
 
 CHUNK = 65_536

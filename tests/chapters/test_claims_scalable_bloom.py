@@ -11,11 +11,11 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from setlab.chapters import registry
 from setlab.chapters import scalable_bloom as chapter
 from setlab.lab.reference import Measurement
 from setlab.models import redisbloom
 from setlab.render.claims import Claim, Verdict
+from setlab.site import registry
 
 CLAIMS = {c.id: c for c in registry.claims()}
 

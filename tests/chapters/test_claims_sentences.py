@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 from pyroaring import BitMap
 
-from setlab.chapters import registry
 from setlab.render.claims import NO_FIGURE, Claim, Figures, Verdict
+from setlab.site import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "src" / "setlab" / "data"
@@ -49,7 +49,7 @@ def _claim(claim_id: str) -> Claim:
 def sentence_level(slug: str) -> set[str]:
     """The ids ``setlab.chapters.<slug>_sentences`` registers: its ``register`` run on a stand-in
     Figures that knows the chapter's figure names (so nothing of the chapter is re-registered)."""
-    name = "setlab.chapters." + slug.replace("-", "_") + "_sentences"
+    name = "setlab.chapters." + slug.replace("-", "_") + ".sentences"
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError:

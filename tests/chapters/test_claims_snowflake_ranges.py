@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 import redis
 
-from setlab.chapters import registry
 from setlab.chapters import snowflake_ranges as chapter
 from setlab.lab import dense_map
 from setlab.models import snowflake
 from setlab.render.claims import Verdict
+from setlab.site import registry
 from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
 
 SEED_ID = 2051776854918803458  # seed 000 §4.1, typed here from the seed

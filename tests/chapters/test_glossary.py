@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from setlab.chapters import glossary
+from setlab.site import glossary
 from tests.site.test_book import ROOT
 
 SEEDS = Path(os.environ.get("SETLAB_SEEDS") or ROOT.parent / "shared" / "seeds")

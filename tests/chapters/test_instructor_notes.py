@@ -2,7 +2,7 @@
 
 import pytest
 
-from setlab.chapters import instructor_notes, lessons, registry
+from setlab.site import instructor_notes, lessons, registry
 
 
 def test_every_chapter_has_notes_with_a_demo_and_stumbles():

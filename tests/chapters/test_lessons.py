@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from setlab.chapters import lessons, registry
+from setlab.site import lessons, registry
 from tests.site.test_book import ROOT
 
 

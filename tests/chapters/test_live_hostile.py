@@ -35,9 +35,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from setlab.chapters.registry import CHAPTERS
 from setlab.lab import classroom
 from setlab.lab.server import RedisServer
+from setlab.site.registry import CHAPTERS
 from tests.support.notebooks import kept_run, kept_runs
 
 pytestmark = [pytest.mark.live, pytest.mark.book]

@@ -19,8 +19,8 @@ from urllib.parse import quote
 
 import pytest
 
-from setlab.chapters import registry
 from setlab.render.claims import Figures, Verdict
+from setlab.site import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
@@ -56,7 +56,7 @@ def test_every_claim_names_a_chapter_in_the_book():
 
 
 def test_errata_lists_every_claim_once_tagged_and_linked_to_its_chapter():
-    from setlab.chapters import errata
+    from setlab.site import errata
 
     text = registry.errata_markdown()
     everything = registry.claims()

@@ -1,5 +1,5 @@
 """The registry's unit is the seed sentence: every quantitative seed sentence
-(setlab.chapters.seed_sentences) has a registry entry of its own — a claim of its seed, or an
+(setlab.site.seed_sentences) has a registry entry of its own — a claim of its seed, or an
 entry marked "not judged" with the reason — no entry belongs to two sentences, every registered
 claim is some sentence's entry or bears on one, and the registry holds at least as many entries
 as each seed has sentences."""
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from setlab.chapters import registry
-from setlab.chapters.seed_sentences import SENTENCES, SeedSentence
 from setlab.render.claims import NO_FIGURE, Verdict
+from setlab.site import registry
+from setlab.site.seed_sentences import SENTENCES, SeedSentence
 
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 BY_ID = {c.id: c for c in registry.claims()}
@@ -126,7 +126,7 @@ def test_quoted_numbers_appear_in_the_seed_text():
 
 
 def test_the_errata_lists_every_unjudged_sentence_and_the_counts_per_seed():
-    from setlab.chapters import errata
+    from setlab.site import errata
 
     unjudged = [c for c in registry.claims() if c.verdict is Verdict.NOT_JUDGED]
     table = errata.not_judged_markdown()

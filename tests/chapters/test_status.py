@@ -1,8 +1,8 @@
-"""setlab.chapters.status: the build facts the status appendix shows."""
+"""setlab.site.status: the build facts the status appendix shows."""
 
 import platform
 
-from setlab.chapters import status
+from setlab.site import status
 from tests.support.notebooks import ROOT
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from setlab.chapters import bloom_widget
+from setlab.chapters.bloom_basics import widget as bloom_widget
 from setlab.models.redisbloom import ChainLayout
 from setlab.render.widgets import evaluate_in_vega
 

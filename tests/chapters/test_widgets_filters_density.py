@@ -9,7 +9,9 @@ import math
 import pytest
 import vl_convert
 
-from setlab.chapters import cuckoo_widget, density_widget, sharded_widget
+from setlab.chapters.choosing import widget as density_widget
+from setlab.chapters.cuckoo_kick_chains import widget as cuckoo_widget
+from setlab.chapters.sharded_bloom import widget as sharded_widget
 from setlab.render import widgets
 
 WIDGETS = {"cuckoo": cuckoo_widget, "sharded": sharded_widget, "density": density_widget}

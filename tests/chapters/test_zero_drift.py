@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from setlab.chapters import errata, registry
+from setlab.site import errata, registry
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 

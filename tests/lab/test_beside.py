@@ -1,9 +1,8 @@
-"""setlab.chapters.live.beside: the sentence a page shows beside a reference figure."""
+"""setlab.lab.reference.beside: the sentence a page shows beside a reference figure."""
 
 from __future__ import annotations
 
-from setlab.chapters.live import beside
-from setlab.lab.reference import Measurement
+from setlab.lab.reference import Measurement, beside
 
 
 def test_a_live_value_is_described_with_where_it_was_measured():

@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from setlab.chapters.live import beside
 from setlab.lab.errors import BigAllocationRefused
 from setlab.lab.guard import (
     BLIND_BUDGET,
@@ -18,7 +17,7 @@ from setlab.lab.guard import (
     fitting_scale,
     write_cost,
 )
-from setlab.lab.reference import Measurement
+from setlab.lab.reference import Measurement, beside
 from setlab.models.redis_memory import Members, set_cost
 
 MiB = 2**20

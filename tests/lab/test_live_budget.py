@@ -17,9 +17,8 @@ import numpy as np
 import pytest
 
 import setlab
-from setlab.chapters.live import beside
 from setlab.lab import guard, setbit
-from setlab.lab.reference import Measurement, live_or_reference
+from setlab.lab.reference import Measurement, beside, live_or_reference
 from setlab.lab.server import RedisServer
 from setlab.models import bitmap
 

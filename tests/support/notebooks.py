@@ -137,15 +137,15 @@ def _execute(slug: str, timeout: int) -> dict:
 
 
 #: computes every figure of the pages named on its command line (a chapter slug, or a module of
-#: setlab.chapters for the pages that are not chapters)
+#: setlab.site for the pages that are not chapters)
 _PRIME = """
 import importlib, sys
-from setlab.chapters import registry
+from setlab.site import registry
 for page in sys.argv[1:]:
     if page in registry.CHAPTERS:
         figures = registry.figures(page)
     else:
-        figures = importlib.import_module("setlab.chapters." + page).FIGURES
+        figures = importlib.import_module("setlab.site." + page).FIGURES
     for name in figures.names():
         figures[name]
 """

@@ -1,4 +1,4 @@
-"""setlab.render.bloom_diagram: the chapter bloom-basics' picture of a filter."""
+"""setlab.chapters.bloom_basics.plots: the chapter bloom-basics' picture of a filter."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from setlab.render import bloom_diagram
+from setlab.chapters.bloom_basics import plots as bloom_diagram
 
 
 def test_draw_filter_draws_one_box_per_bit_and_one_arrow_per_position():

@@ -116,7 +116,7 @@ def test_doctor_never_says_embedded_when_redis_url_runs_the_chapters():
 
 def test_a_live_server_whose_acl_hides_info_is_never_called_embedded():
     """A reader's server that answers INFO with nothing (ACL): no version, no allocator."""
-    from setlab.chapters import status
+    from setlab.site import status
 
     lab = backend.Lab(None, "live", "setlab:@ana:x:status:", "db.example:6379", facts={})
     said = [lab.banner, *status.versions(lab).values()]

@@ -1,4 +1,4 @@
-"""Tests for setlab.render.collisions: each picture draws what its caption says.
+"""Tests for setlab.chapters.birthday_collisions.plots: each picture draws what its caption says.
 
 References: the exact probabilities of setlab.models.birthday (checked against enumeration and
 50-digit products in tests/unit/test_birthday.py), a hand-built judged cell, and the simulation
@@ -11,9 +11,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from setlab.chapters.birthday_collisions import plots as collisions
 from setlab.models import birthday as bd
 from setlab.models import hashed_offsets as ho
-from setlab.render import collisions
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,8 @@
-"""The package's layers: imports only point down, and the pure models stay pure.
+"""The package's layers: imports only point down, no chapter imports another, and the pure
+models stay pure.
 
-The contract lives in pyproject.toml (``[tool.importlinter]``); import-linter checks it on the
-real package here, and on a copy with one forbidden import added, to prove the check can fail.
+The contracts live in pyproject.toml (``[tool.importlinter]``); import-linter checks them on the
+real package here, and on copies with one forbidden import added, to prove each check can fail.
 """
 
 from __future__ import annotations
@@ -33,17 +34,39 @@ def _lint(src: Path) -> subprocess.CompletedProcess:
 def test_the_layer_contract_holds():
     result = _lint(ROOT / "src")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "1 kept, 0 broken" in result.stdout
+    assert "2 kept, 0 broken" in result.stdout
+
+
+def _planted(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess:
+    """import-linter on a copy of the package with ``line`` appended to ``module`` (a path
+    under setlab/)."""
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE, src / "setlab", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    path = src / "setlab" / module
+    path.write_text(path.read_text() + f"\n{line}  # noqa\n")
+    return _lint(src)
 
 
 def test_the_layer_contract_fails_when_a_model_imports_the_lab(tmp_path):
-    src = tmp_path / "src"
-    shutil.copytree(PACKAGE, src / "setlab", ignore=shutil.ignore_patterns("__pycache__", "data"))
-    model = src / "setlab" / "models" / "bloom.py"
-    model.write_text(model.read_text() + "\nfrom setlab.lab import backend  # noqa\n")
-    result = _lint(src)
+    result = _planted(tmp_path, "models/bloom.py", "from setlab.lab import backend")
     assert result.returncode != 0
     assert "setlab.models.bloom -> setlab.lab.backend" in result.stdout
+
+
+def test_the_layer_contract_fails_when_a_chapter_imports_the_site(tmp_path):
+    result = _planted(tmp_path, "chapters/choosing/__init__.py", "from setlab.site import errata")
+    assert result.returncode != 0
+    assert "setlab.chapters.choosing -> setlab.site.errata" in result.stdout
+
+
+def test_the_chapter_contract_fails_when_a_chapter_imports_another(tmp_path):
+    line = "from setlab.chapters.nk_vs_m_saturation import SEED_003_P"
+    result = _planted(tmp_path, "chapters/sharded_bloom/widget.py", line)
+    assert result.returncode != 0
+    assert "a chapter imports no other chapter BROKEN" in result.stdout
+    assert "setlab.chapters.sharded_bloom.widget -> setlab.chapters.nk_vs_m_saturation" in (
+        result.stdout
+    )
 
 
 def _models() -> list[str]:

@@ -1,4 +1,4 @@
-"""Tests for setlab.render.snowflake_figures: each picture draws what its caption says.
+"""Tests for setlab.chapters.snowflake_ranges.plots: each picture draws what its caption says.
 
 References: the seed's ID decoded by hand (machine 219 = 6 × 32 + 27), the three limits 2^32, 2^53
 and 2^63, and Leaf runs whose counts the test reads from the runs themselves.
@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from setlab.chapters.snowflake_ranges import plots as figures
 from setlab.models import snowflake as sf
-from setlab.render import snowflake_figures as figures
 
 SEED_ID = 2051776854918803458  # seed 000 §4's "typical" snowflake ID
 

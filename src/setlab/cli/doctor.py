@@ -16,9 +16,9 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from setlab.chapters import status
 from setlab.core.secrets import redact, url_secrets
 from setlab.lab import backend, server, versions
+from setlab.site import status
 
 REQUIRED_PACKAGES = ("redis", "fakeredis", "numpy", "scipy", "matplotlib", "mmh3", "pyroaring")
 BOOK_PACKAGES = ("jupyter-book", "myst-nb", "jupytext", "sphinx-exercise", "ipykernel")

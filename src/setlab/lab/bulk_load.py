@@ -24,9 +24,11 @@ from setlab.lab import guard, loading, reference
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, RunInfo
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
+from setlab.models.seeds import SEED_002_FIX_K, SEED_002_ITEMS
 
-#: Seed 002's load: openids and hashes per openid, and the bit writes they make.
-SEED_002_ITEMS, SEED_002_K = 8e8, 10
+#: Seed 002's load: openids and hashes per openid (:mod:`setlab.models.seeds`), and the bit
+#: writes they make.
+SEED_002_K = SEED_002_FIX_K
 SEED_002_BIT_WRITES = SEED_002_ITEMS * SEED_002_K
 #: Seed 002's items per 2^17-bit container in its final layout of 2^17 containers.
 PER_CONTAINER = SEED_002_ITEMS / 2**17

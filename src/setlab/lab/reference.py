@@ -335,3 +335,17 @@ def live_or_reference(
         except (BigAllocationRefused, PermissionDenied, ServerOutOfMemory) as refused:
             reason = str(refused)  # the server said no (budget, ACL, memory): show the stored run
     return Measurement(reference(), False, run_info.label, reason)
+
+
+def beside(measurement: Measurement[T], describe: Callable[[T], str]) -> str:
+    """The sentence a page shows beside a reference figure: what this run measured, or why not.
+
+    A chapter's figures come from models and stored reference runs (see
+    :mod:`setlab.render.claims`), so a page reads the same on every backend; what a live server
+    measured on this run is glued beside them under a ``live-`` name, with the same wording on
+    every chapter: ``"This run (Redis 7.0.15 … on 127.0.0.1:50123): <describe(value)>."`` when
+    the value was measured live, else a sentence saying this run measured nothing, and why."""
+    if measurement.live:
+        where = measurement.label.removeprefix("this run: ")
+        return f"This run ({where}): {describe(measurement.value)}."
+    return f"(This run measured none of it: {measurement.why_not_live.rstrip('.')}.)"

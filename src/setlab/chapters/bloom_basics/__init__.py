@@ -1,0 +1,264 @@
+"""Chapter bloom-basics: how a Bloom filter works, and one that cannot (seed 004 §3–4, 002 intro).
+
+Seed 002's traffic and population, the chapter's picture of a 32-bit filter, the payoff table,
+the figures (formulas of :mod:`setlab.models.bloom`, the simulator of
+:mod:`setlab.models.bloom_sim`, and two tiny deterministic experiments of
+:mod:`setlab.lab.bloom_filter` on an embedded fakeredis lab: they give the same answers on every
+backend) and the chapter's claims. The rates of seed 002's fixed layout come from the chapter
+nk-vs-m-saturation, which works them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+from setlab.chapters.bloom_basics import sentences as bloom_basics_sentences
+from setlab.core.hashing import murmur3_32_rows, murmur3_x64_128_rows
+from setlab.core.units import format_bytes, format_count
+from setlab.lab import backend
+from setlab.lab.bloom_filter import LookupRun, Seed004Check, openid_lookups, seed004_check
+from setlab.models import bitmap, bloom
+from setlab.models.bloom import format_rate
+from setlab.models.bloom_sim import BloomLayout, BloomSimulator
+from setlab.models.seeds import (
+    SEED_002_BITS,
+    SEED_002_FIX_CONTAINERS,
+    SEED_002_FIX_K,
+    SEED_002_PLANNED,
+)
+from setlab.render.claims import Figures, Verdict
+
+FIGURES = Figures("bloom-basics")
+
+#: Seed 002 (intro): lookups reaching MySQL a day, the share for openids that do not exist, and
+#: the openids the filter must hold.
+SEED_002_DAILY, SEED_002_MISS_SHARE, SEED_002_MEMBERS = 10_000_000, 0.30, 800_000_000
+#: The target rates of the payoff table.
+PAYOFF_RATES = (0.1, 0.01, 0.001, 0.0001)
+#: The picture: a 32-bit filter, 3 hashes, three items.
+DEMO_BITS, DEMO_K, DEMO_NAMES = 32, 3, ("alice", "bob", "carol")
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+T = TypeVar("T")
+
+
+# -- the picture ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Demo:
+    """Three items in a 32-bit filter, a stranger it rejects and one it wrongly accepts."""
+
+    layout: BloomLayout
+    positions: dict[str, list[int]]  #: each item's k bit positions
+    stranger: str  #: the first ``user-<i>`` the filter answers "no" for
+    liar: str  #: the first ``user-<i>`` the filter answers "maybe" for: a false positive
+
+    def query(self, item: str) -> list[int]:
+        """The bit positions of ``item``."""
+        return self.layout.locate([item])[1][0].tolist()
+
+    @property
+    def shared(self) -> list[int]:
+        """Bits that both alice and carol set."""
+        return sorted(set(self.positions["alice"]) & set(self.positions["carol"]))
+
+
+@cache
+def demo() -> Demo:
+    """The chapter's 32-bit filter with alice, bob and carol (pure: the simulator)."""
+    layout = BloomLayout(DEMO_BITS, DEMO_K)
+    sim = BloomSimulator(layout)
+    sim.add(list(DEMO_NAMES))
+    positions = {name: layout.locate([name])[1][0].tolist() for name in DEMO_NAMES}
+    stranger = next(f"user-{i}" for i in range(1000) if not sim.contains([f"user-{i}"])[0])
+    liar = next(f"user-{i}" for i in range(100_000) if sim.contains([f"user-{i}"])[0])
+    return Demo(layout, positions, stranger, liar)
+
+
+def demo_figure() -> Figure:
+    """The picture: the filter queried by the stranger (a 0 bit: "no") and by the liar."""
+    from setlab.chapters.bloom_basics.plots import filter_figure  # matplotlib only when drawing
+
+    d = demo()
+    return filter_figure(
+        DEMO_BITS,
+        d.positions,
+        [
+            (f"query {d.stranger!r}: a 0 bit, so 'no'", d.query(d.stranger)),
+            (f"query {d.liar!r}: all bits 1, so 'maybe' (false positive)", d.query(d.liar)),
+        ],
+        title="Adding sets k = 3 bits per item; a query reads its k bits",
+    )
+
+
+# -- the payoff for seed 002 ----------------------------------------------------------------------
+
+
+def payoff_markdown() -> str:
+    """Memory, k and MySQL queries let through a day, for seed 002 at each :data:`PAYOFF_RATES`."""
+    misses = SEED_002_DAILY * SEED_002_MISS_SHARE
+    lines = [
+        "| target rate | memory for 8e8 | k | wasted MySQL queries / day | of misses blocked |",
+        "|---|---|---|---|---|",
+    ]
+    for p in PAYOFF_RATES:
+        sizing = bloom.size_for(SEED_002_MEMBERS, p)
+        lines.append(
+            f"| {format_rate(p)} | {format_bytes(sizing.bytes)} | {sizing.k} | "
+            f"{format_count(misses * p)} | {format_rate(1 - p, digits=5)} |"
+        )
+    return "\n".join(lines)
+
+
+# -- the experiments, on an embedded lab (the same answers on every backend) ----------------------
+
+
+def _on_embedded_lab(experiment: Callable[[backend.Lab], T]) -> T:
+    lab = backend.connect("figures-bloom-basics", backend="fake", quiet=True)
+    lab.cleanup()
+    try:
+        return experiment(lab)
+    finally:
+        lab.cleanup()
+
+
+@cache
+def openid_run() -> LookupRun:
+    """:func:`setlab.lab.bloom_filter.openid_lookups` at its default size, on the embedded lab."""
+    return _on_embedded_lab(lambda lab: openid_lookups(lab, miss_share=SEED_002_MISS_SHARE))
+
+
+@cache
+def seed004() -> Seed004Check:
+    """Seed 004's own test (:func:`setlab.lab.bloom_filter.seed004_check`), on the embedded lab."""
+    return _on_embedded_lab(seed004_check)
+
+
+def fix_rate(items: float) -> float:
+    """Seed 002's fix (2^17 keys of 2^17 bits, 10 hashes) at ``items`` openids: the mean
+    false-positive rate over its keys, by the formula (nk-vs-m-saturation simulates it too)."""
+    return bloom.sharded_fpr(items, SEED_002_FIX_CONTAINERS, SEED_002_BITS, SEED_002_FIX_K)
+
+
+# -- figures --------------------------------------------------------------------------------------
+
+FIGURES.add("bb-stranger", lambda: demo().stranger)
+FIGURES.add("bb-liar", lambda: demo().liar)
+FIGURES.add("bb-shared", lambda: ", ".join(map(str, demo().shared)))
+FIGURES.add("bb-wasted", lambda: format_count(SEED_002_DAILY * SEED_002_MISS_SHARE))
+FIGURES.add("bb-mem-1", lambda: format_bytes(bloom.size_for(SEED_002_MEMBERS, 0.01).bytes))
+FIGURES.add("bb-mem-01", lambda: format_bytes(bloom.size_for(SEED_002_MEMBERS, 0.001).bytes))
+FIGURES.add("bb-left-1", lambda: format_count(SEED_002_DAILY * SEED_002_MISS_SHARE * 0.01))
+FIGURES.add("bb-run-through", lambda: format_rate(openid_run().through_rate))
+FIGURES.add("bb-run-expected", lambda: format_rate(openid_run().expected_rate))
+FIGURES.add("bb-fix-8e8", lambda: format_rate(fix_rate(SEED_002_MEMBERS)))
+FIGURES.add("bb-fix-2e9", lambda: format_rate(fix_rate(SEED_002_PLANNED)))
+FIGURES.add("bb-java-element4", lambda: str(seed004().element4))
+FIGURES.add("bb-java-present", lambda: str(seed004().strangers_present))
+FIGURES.add("bb-java-strangers", lambda: str(seed004().strangers))
+FIGURES.add("bb-java-bits", lambda: str(seed004().bits_set))
+
+# -- claims ---------------------------------------------------------------------------------------
+
+FIGURES.claim(
+    "002-30pct-misses", "002", "intro",
+    "30% of the 10 million daily lookups ask for openids that do not exist: about 3 million "
+    "wasted MySQL queries a day, which a Bloom filter can stop.",
+    "3M wasted queries/day",
+    "{bb-wasted}; a 1% filter for 8 × 10^8 openids costs {bb-mem-1} and lets {bb-left-1} a day "
+    "through",
+    Verdict.CORRECT,
+    "The filter pays for itself when a MySQL miss costs more than a Redis lookup.",
+)  # fmt: skip
+FIGURES.claim(
+    "002-error-k-m", "002", "intro",
+    "The false-positive rate depends on the number of hash functions and the bit array's length.",
+    "k and m",
+    "on k, m and n: 2^17 bits, k = 10: {bb-fix-8e8} at 8 × 10^8 items over 2^17 keys, "
+    "{bb-fix-2e9} at 2 × 10^9",
+    Verdict.IMPRECISE,
+    "It also depends on how many items are in (the fill k·n/m): the same k and m go from fine to "
+    "useless as n grows.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-java-bloom-works", "004", "§3",
+    'The Java BloomFilter (size 10,000, 3 hash functions) answers contains("element4") = false '
+    "after adding element1–3.",
+    "element4 → false",
+    "element4 → {bb-java-element4}; {bb-java-present} of {bb-java-strangers} never-added strings "
+    "present; {bb-java-bits} bits set in all",
+    Verdict.WRONG,
+    "Its 'hash functions' are random numbers drawn once and never look at the element: every add "
+    "sets the same bits.",
+)  # fmt: skip
+
+
+# -- the rest of seed 002's intro and seed 004 §3–4 (every seed sentence) ------------------------
+
+#: Seed 004 §3: the constructor the Java class declares, and the call its test makes.
+SEED_004_DECLARED = "public BloomFilter(String filterKey, int size, int numHashFunctions)"
+SEED_004_CALL = 'new BloomFilter(redisTemplate, "bloomFilter", 10000, 3)'
+#: Seed 004 §4's example input: a UUID string (36 bytes).
+SEED_004_UUID = b"123e4567-e89b-12d3-a456-426614174000"
+
+
+def _arguments(signature: str) -> int:
+    return len(signature[signature.index("(") + 1 : signature.rindex(")")].split(","))
+
+
+def _murmur_both() -> str:
+    row = np.frombuffer(SEED_004_UUID, dtype=np.uint8)[None, :]
+    h1 = int(murmur3_x64_128_rows(row)[0][0])
+    return f"x86_32 {int(murmur3_32_rows(row)[0]):#010x}, x64_128 [0] {h1:#018x}"
+
+
+FIGURES.add("bb-java-declared", lambda: str(_arguments(SEED_004_DECLARED)))
+FIGURES.add("bb-java-passed", lambda: str(_arguments(SEED_004_CALL)))
+FIGURES.add("bb-k-probes", lambda: str(bloom.size_for(SEED_002_MEMBERS, 0.001).k))
+FIGURES.add("bb-1e6-usage", lambda: format_bytes(bitmap.first_setbit_memory_usage(10**6 - 1)))
+FIGURES.add("bb-murmur-both", _murmur_both)
+
+FIGURES.claim(
+    "002-one-lookup", "002", "intro",
+    "A membership check needs only one lookup in the bit array, not a walk over the set.",
+    "one lookup",
+    "k probes: {bb-k-probes} GETBITs for 8 × 10^8 openids at 0.1%",
+    Verdict.IMPRECISE,
+    "No walk over the set, right; but one probe per hash function, each a GETBIT unless they are "
+    "pipelined or scripted.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-java-constructor", "004", "§3",
+    "The test builds the filter with new BloomFilter(redisTemplate, \"bloomFilter\", 10000, 3).",
+    "4 arguments",
+    "declared with {bb-java-declared} parameters, called with {bb-java-passed}",
+    Verdict.WRONG,
+    "The class does not compile as printed: the constructor takes no RedisTemplate.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-1e6-bits-small", "004", "§3",
+    "A compact bitmap of 1,000,000 bits needs very little memory.",
+    "very little",
+    "{bb-1e6-usage} MEMORY USAGE",
+    Verdict.CORRECT,
+    "10^6 bits are 125,000 bytes; the allocator class adds a few KiB.",
+)  # fmt: skip
+FIGURES.claim(
+    "004-murmur-variants", "004", "§4",
+    "Murmur3 hash_x86_32 is the hash for 32-bit machines and hash_x64_128 for 64-bit ones.",
+    "x86_32 on 32-bit, x64_128 on 64-bit",
+    "both run anywhere, different values: {bb-murmur-both}",
+    Verdict.IMPRECISE,
+    "The names say which CPU each is fast on; they are two different hashes (32 and 128 bits), "
+    "so a filter must keep one.",
+)  # fmt: skip
+
+bloom_basics_sentences.register(FIGURES)  # one registry entry per seed sentence

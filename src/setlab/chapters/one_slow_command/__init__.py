@@ -1,0 +1,386 @@
+"""Chapter "One slow command stalls everyone": its seed figures, claims and plots.
+
+Timings come from the stored reference run (:class:`setlab.lab.stalls.StallsReference`), cluster
+shares from the routing simulation (:mod:`setlab.models.like_workload`), so the page reads the
+same on every backend; what a live server measures on this run is glued beside them by the page
+under ``live-`` names.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from setlab.chapters.one_slow_command import sentences as one_slow_command_sentences
+from setlab.core.units import format_bytes, format_duration
+from setlab.lab.reference import Measurement, beside
+from setlab.lab.stalls import (
+    DeleteRow,
+    ForkRow,
+    KeysRow,
+    StallRow,
+    StallsReference,
+    biggest_delete,
+)
+from setlab.models import bitmap, cluster_slots, like_workload
+from setlab.render.claims import Figures, Verdict
+from setlab.render.plots import bytes_axis, new_figure, seconds_axis
+
+FIGURES = Figures("one-slow-command")
+
+#: Seed 000 §5.1: the offset of its big SETBIT (256 MB).
+SEED_OFFSET = 2**31
+#: Seed 000 §5.4: the big bitmap it deletes, in bytes (256 MB).
+SEED_DELETE_BYTES = 2**28
+#: String sizes (bytes) of the live DEL/UNLINK experiment, up to the seed's 256 MB (the
+#: reference run went on to 512 MiB).
+DELETE_STRINGS = [2**20, 2**24, 2**26, SEED_DELETE_BYTES]
+#: Keyspace sizes of the live KEYS/SCAN experiment (the reference run went on to a million).
+KEYSPACES = [10**3, 10**4, 10**5, 3 * 10**5]
+
+
+@cache
+def reference() -> StallsReference:
+    """The stored run of every experiment in this chapter (read once)."""
+    return StallsReference.load()
+
+
+def _ms(value_ms: float) -> str:
+    return format_duration(value_ms / 1e3)
+
+
+# -- figures: head-of-line blocking ------------------------------------------------------------
+
+
+def _top() -> StallRow:
+    return reference().stall(bitmap.MAX_OFFSET)
+
+
+FIGURES.add("osc-source", lambda: reference().run.label)
+FIGURES.add("osc-top-setbit", lambda: _ms(_top().setbit_ms))
+FIGURES.add("osc-top-worst", lambda: _ms(_top().max_ms))
+FIGURES.add("osc-p50", lambda: _ms(_top().p50_ms))
+FIGURES.add("osc-seed-setbit", lambda: _ms(reference().stall(SEED_OFFSET).setbit_ms))
+FIGURES.add("osc-seed-offset", lambda: f"{SEED_OFFSET:,}")
+
+# -- figures: DEL vs UNLINK --------------------------------------------------------------------
+
+FIGURES.add("osc-del-string-size", lambda: format_bytes(SEED_DELETE_BYTES))
+FIGURES.add(
+    "osc-del-string", lambda: _ms(reference().delete("string", SEED_DELETE_BYTES, "del").server_ms)
+)
+FIGURES.add(
+    "osc-unlink-string",
+    lambda: _ms(reference().delete("string", SEED_DELETE_BYTES, "unlink").server_ms),
+)
+FIGURES.add(
+    "osc-del-set-size", lambda: f"{biggest_delete(reference().deletes, 'set', 'del').size:,}"
+)
+FIGURES.add("osc-del-set", lambda: _ms(biggest_delete(reference().deletes, "set", "del").server_ms))
+FIGURES.add(
+    "osc-unlink-set", lambda: _ms(biggest_delete(reference().deletes, "set", "unlink").server_ms)
+)
+
+# -- figures: KEYS vs SCAN ---------------------------------------------------------------------
+
+
+def _keys() -> KeysRow:
+    return reference().keys[-1]
+
+
+FIGURES.add("osc-keys-n", lambda: f"{_keys().keys:,}")
+FIGURES.add("osc-keys-ms", lambda: _ms(_keys().keys_ms))
+FIGURES.add("osc-scan-total", lambda: _ms(_keys().scan_total_ms))
+FIGURES.add("osc-scan-max", lambda: _ms(_keys().scan_max_ms))
+FIGURES.add("osc-scan-calls", lambda: f"{_keys().scan_calls:,}")
+
+# -- figures: the cluster (a simulation of the routing) ----------------------------------------
+
+FIGURES.add("osc-bitmap-hot", lambda: f"{like_workload.skew_shares()['bitmap']:.0%}")
+FIGURES.add("osc-sadd-hot", lambda: f"{like_workload.skew_shares()['set: SADD only']:.0%}")
+FIGURES.add("osc-incr-hot", lambda: f"{like_workload.skew_shares()['set: INCR only']:.0%}")
+FIGURES.add(
+    "osc-top-post",
+    lambda: f"{like_workload.top_content_share(like_workload.skew_workload()[1]):.0%}",
+)
+
+# -- figures: fork -----------------------------------------------------------------------------
+
+FIGURES.add("osc-fork-none", lambda: _ms(reference().forks[0].fork_ms))
+FIGURES.add("osc-fork-big", lambda: _ms(reference().forks[-1].fork_ms))
+FIGURES.add("osc-fork-mem", lambda: format_bytes(reference().forks[-1].used_memory))
+FIGURES.add("osc-fork-key", lambda: format_bytes(reference().forks[-1].big_key_bytes))
+
+
+# -- claims ------------------------------------------------------------------------------------
+
+FIGURES.claim(
+    "000-setbit-2e9-2-5s", "000", "§5.1",
+    "A first SETBIT at offset 2,147,483,648 (256 MB) takes 2–5 seconds.",
+    "2–5 s",
+    "{osc-seed-setbit}",
+    Verdict.DEPENDS,
+    "Zeroing 256 MiB takes well under a second on the reference machine; seconds need "
+    "a slower or memory-starved host.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-node-blocked", "000", "§5.1",
+    "While the big SETBIT runs, the node answers no other request.",
+    "all clients wait",
+    "worst GET {osc-top-worst} behind a {osc-top-setbit} SETBIT",
+    Verdict.CORRECT,
+    "Other clients' worst latency equals the slow command's duration at every size.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-hot-node", "000", "§5.2",
+    "A viral post sends every SETBIT to one key, so one node, while the others idle.",
+    "one node takes the load",
+    "busiest of 3 nodes: {osc-bitmap-hot} of the SETBITs",
+    Verdict.CORRECT,
+    "Under a Zipf(1.1) like workload the hottest post alone is a fifth of all likes.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-set-spreads", "000", "§5.5",
+    "The String + Set design's user-keyed keys spread naturally over the slots.",
+    "no skew",
+    "SADD busiest node {osc-sadd-hot}, INCR busiest node {osc-incr-hot}",
+    Verdict.IMPRECISE,
+    "The SADDs spread, but the design's content-keyed counter keeps the hot key.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-keys-blocks", "000", "§5.3",
+    "KEYS is O(N) and blocks the node.",
+    "O(N), blocks",
+    "{osc-keys-ms} for {osc-keys-n} keys",
+    Verdict.CORRECT,
+    "One call walks the whole keyspace; SCAN spreads the same work over short calls.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-del-256mb-stall", "000", "§5.4",
+    "DEL of a 256 MB bitmap may trigger defragmentation and a short stall.",
+    "short stall",
+    "{osc-del-string}",
+    Verdict.IMPRECISE,
+    "Freeing one big string is milliseconds and starts no defragmentation; it is big "
+    "collections (one free per member) that stall on DEL.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-fork-big-key", "000", "§5.4",
+    "Big keys make fork() for RDB snapshots take longer.",
+    "fork slower",
+    "{osc-fork-none} → {osc-fork-big} with a {osc-fork-key} key",
+    Verdict.CORRECT,
+    "Fork copies page tables, so it grows with used memory, but it is milliseconds per GiB.",
+)  # fmt: skip
+
+
+# -- figures and claims: the rest of seed 000 §3.2/§5 and seed 002 §8 (every seed sentence) -----
+
+#: Reference rows nearest seed 000 §3.2's offsets (10^6, 10^8, 10^9, 2.14 × 10^9, 4.29 × 10^9).
+TIME_COLUMN_OFFSETS = (2**20, 2**28, 2**30, 2**31, 2**32 - 1)
+#: Seed 000 §5.2's three example keys.
+SEED_000_EXAMPLE_KEYS = ("collect:bit:1:10086", "collect:bit:1:10087", "collect:bit:2:10086")
+
+
+def _time_column() -> str:
+    rows = (reference().stall(o) for o in TIME_COLUMN_OFFSETS)
+    return "; ".join(f"{r.offset:,}: {_ms(r.setbit_ms)}" for r in rows)
+
+
+FIGURES.add("osc-time-column", _time_column)
+FIGURES.add("osc-2-31-mem", lambda: format_bytes(bitmap.first_setbit_memory_usage(2**31)))
+FIGURES.add(
+    "osc-example-slots",
+    lambda: ", ".join(str(cluster_slots.key_slot(k)) for k in SEED_000_EXAMPLE_KEYS),
+)
+
+FIGURES.claim(
+    "000-alloc-time-column", "000", "§3.2",
+    "A first SETBIT takes ms at offset 10^6, hundreds of ms at 10^8, seconds at 10^9, several "
+    "seconds at 2.14 × 10^9 and risks a timeout at 4.29 × 10^9.",
+    "ms / 100s of ms / s / several s / timeout",
+    "{osc-time-column} inside Redis",
+    Verdict.DEPENDS,
+    "On the reference machine each row is an order of magnitude or more below the seed's; a slow "
+    "or memory-starved host may reach seconds ({osc-source}).",
+    also=("setbit-offset",),
+)  # fmt: skip
+FIGURES.claim(
+    "000-setbit-2-31-256mb", "000", "§5.1",
+    "SETBIT key 2147483648 1 allocates 256 MB and zeroes it.",
+    "256 MB",
+    "{osc-2-31-mem} MEMORY USAGE",
+    Verdict.IMPRECISE,
+    "Offset 2^31 is bit 0 of byte 2^28: 256 MiB plus one byte and the header, which jemalloc "
+    "rounds up to its next class.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-example-slots", "000", "§5.2",
+    "collect:bit:1:10086, collect:bit:1:10087 and collect:bit:2:10086 land in different slots.",
+    "slots A, B, C",
+    "slots {osc-example-slots}",
+    Verdict.CORRECT,
+    "CRC16 of the whole key (no hash tag) mod 16,384 gives three different slots.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-keys-one-node", "000", "§5.3",
+    "In a Redis Cluster KEYS scans only the node it is sent to; SCAN must walk node by node.",
+    "one node only",
+    "each node answers for its own slots",
+    Verdict.CORRECT,
+    "A cluster node keeps only the keys of its slots; neither KEYS nor SCAN is forwarded.",
+)  # fmt: skip
+FIGURES.claim(
+    "002-rdb-two-threads", "002", "§8",
+    "Serving reads and taking an RDB backup run in two threads, so many keys do not slow reads.",
+    "two threads",
+    "a forked child process; fork itself {osc-fork-none} → {osc-fork-big} blocks the server",
+    Verdict.WRONG,
+    "BGSAVE forks a child process, not a thread; the fork call itself runs on the main thread "
+    "and grows with memory, not with the key count.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-sadd-ms", "000", "§5.5",
+    "SADD is O(1): milliseconds, so it never blocks the node.",
+    "O(1), milliseconds",
+    "O(1) per member; a GET round trip beside the stalls took {osc-p50} (median)",
+    Verdict.CORRECT,
+    "An O(1) command costs microseconds inside Redis; milliseconds is a generous upper bound.",
+)  # fmt: skip
+
+# -- what this run measured (glued by the page under live- names) -----------------------------
+
+
+def live_stall_text(stalls: Measurement[list[StallRow]]) -> str:
+    """This run's largest SETBIT and the worst GET behind it, or why nothing was measured."""
+
+    def describe(rows: list[StallRow]) -> str:
+        top = rows[-1]
+        return (
+            f"the worst GET waited {_ms(top.max_ms)} behind a {_ms(top.setbit_ms)} SETBIT at "
+            f"offset {top.offset:,}, the median GET {_ms(top.p50_ms)}"
+        )
+
+    return beside(stalls, describe)
+
+
+def live_delete_text(deletes: Measurement[list[DeleteRow]]) -> str:
+    """This run's DEL/UNLINK of its biggest string and SET, or why nothing was measured."""
+
+    def describe(rows: list[DeleteRow]) -> str:
+        string, big_set = biggest_delete(rows, "string", "del"), biggest_delete(rows, "set", "del")
+        unlink = biggest_delete(rows, "set", "unlink")
+        return (
+            f"DEL of a {format_bytes(string.size)} string took {_ms(string.server_ms)}, of a "
+            f"{big_set.size:,}-member SET {_ms(big_set.server_ms)}, and UNLINK of that SET "
+            f"{_ms(unlink.server_ms)}"
+        )
+
+    return beside(deletes, describe)
+
+
+def live_keys_text(keys: Measurement[list[KeysRow]]) -> str:
+    """This run's KEYS and longest SCAN call over its largest keyspace, or why not."""
+
+    def describe(rows: list[KeysRow]) -> str:
+        last = rows[-1]
+        return (
+            f"KEYS over {last.keys:,} keys took {_ms(last.keys_ms)}, the longest SCAN call "
+            f"{_ms(last.scan_max_ms)}"
+        )
+
+    return beside(keys, describe)
+
+
+def live_fork_text(forks: Measurement[list[ForkRow]]) -> str:
+    """This run's fork time with its biggest key, or why nothing was measured."""
+    return beside(
+        forks,
+        lambda rows: (
+            f"with {format_bytes(rows[-1].used_memory)} in use the fork took "
+            f"{_ms(rows[-1].fork_ms)}"
+        ),
+    )
+
+
+# -- plots --------------------------------------------------------------------------------------
+
+
+def plot_stalls(stalls: Measurement[list[StallRow]]) -> Figure:
+    """The SETBIT's own time and other clients' worst and median GET, against its size."""
+    rows = stalls.value
+    fig, ax = new_figure(height=3.6)
+    xs = [r.bytes for r in rows]
+    ax.loglog(xs, [r.setbit_ms / 1e3 for r in rows], "o-", label="the SETBIT itself")
+    ax.loglog(xs, [r.max_ms / 1e3 for r in rows], "s--", label="other clients: worst GET")
+    ax.loglog(xs, [r.p50_ms / 1e3 for r in rows], "^:", label="other clients: median GET")
+    ax.set(
+        xlabel="bytes the first SETBIT allocates",
+        ylabel="latency",
+        title=f"Every other client waits as long as the slow command runs ({stalls.source})",
+    )
+    bytes_axis(ax, "x")
+    seconds_axis(ax)
+    ax.legend()
+    return fig
+
+
+def plot_deletes(deletes: Measurement[list[DeleteRow]]) -> Figure:
+    """DEL and UNLINK time inside Redis against the size of a string and of a SET."""
+    fig, axes = new_figure(ncols=2, width=9, height=3.4)
+    for ax, kind, unit in zip(axes, ("string", "set"), ("bytes", "members"), strict=True):
+        for command, style in (("del", "o-"), ("unlink", "s--")):
+            rows = [r for r in deletes.value if r.kind == kind and r.command == command]
+            ax.loglog(
+                [r.size for r in rows], [max(r.server_ms, 1e-3) / 1e3 for r in rows], style,
+                label=command.upper(),
+            )  # fmt: skip
+        ax.set(
+            xlabel=f"size of the {kind} ({unit})",
+            ylabel="time inside Redis",
+            title=f"Deleting a big {kind.upper() if kind == 'set' else kind} ({deletes.source})",
+        )
+        seconds_axis(ax)
+        ax.legend()
+    bytes_axis(axes[0], "x")
+    return fig
+
+
+def plot_keys(keys: Measurement[list[KeysRow]]) -> Figure:
+    """One KEYS call against a full SCAN (total and longest call), by keyspace size."""
+    rows = keys.value
+    fig, ax = new_figure(height=3.4)
+    n = [r.keys for r in rows]
+    ax.loglog(n, [r.keys_ms / 1e3 for r in rows], "o-", label="one KEYS call")
+    ax.loglog(n, [r.scan_total_ms / 1e3 for r in rows], "s--", label="full SCAN, total")
+    ax.loglog(n, [r.scan_max_ms / 1e3 for r in rows], "^:", label="full SCAN, longest call")
+    ax.set(
+        xlabel="keys in the database",
+        ylabel="time inside Redis",
+        title=f"KEYS blocks for the whole walk; SCAN for one step ({keys.source})",
+    )
+    seconds_axis(ax)
+    ax.legend()
+    return fig
+
+
+def plot_skew(per_node: dict[str, list[int]]) -> Figure:
+    """Each node's share of the commands, per design, against an even share."""
+    fig, ax = new_figure(height=3.4)
+    labels = ["bitmap", "set", "set: SADD only", "set: INCR only"]
+    width = 0.25
+    for node in range(3):
+        shares = [per_node[name][node] / sum(per_node[name]) for name in labels]
+        ax.bar(np.arange(len(labels)) + (node - 1) * width, shares, width, label=f"node {node + 1}")
+    ax.axhline(1 / 3, color="k", lw=0.8, ls="--", label="an even share")
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set(
+        ylabel="share of the commands", title="Where the commands of a skewed like workload land"
+    )
+    ax.legend(ncols=4)
+    return fig
+
+
+one_slow_command_sentences.register(FIGURES)  # one registry entry per seed sentence

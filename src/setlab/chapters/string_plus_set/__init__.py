@@ -1,0 +1,295 @@
+"""Chapter "String + Set: the fix, and its own bugs": its seed figures, claims and tables.
+
+Memory figures come from the models (:mod:`setlab.models.redis_memory`, exact against ``MEMORY
+USAGE`` on Redis 7.0.15 / jemalloc 5.3, and :mod:`setlab.models.bitmap`); the race and the
+missing-key reply come from a tiny deterministic run of :mod:`setlab.lab.like_service` on an
+embedded fakeredis, so the page reads the same on every backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from setlab.chapters.string_plus_set import sentences as string_plus_set_sentences
+from setlab.core.units import format_bytes
+from setlab.lab import backend, like_service, memory_runs, reference
+from setlab.lab.backend import Lab
+from setlab.lab.memory_runs import SetMemoryReference
+from setlab.lab.reference import Measurement, beside
+from setlab.models import bitmap, redis_memory
+from setlab.render.claims import Figures, Verdict
+
+FIGURES = Figures("string-plus-set")
+
+#: Seeds the page's sample of one user's liked post ids (snowflake-sized integers).
+POST_ID_SEED = 7
+#: How many posts the sample user likes (below set-max-intset-entries: an intset).
+SAMPLE_LIKES = 300
+#: A like counter's value on the page (a string Redis stores as an integer).
+SAMPLE_COUNT = 123_456
+#: The seed's comparison (000 §7.5): one post liked by this many users.
+LIKER_COUNTS = (10_000, 100_000_000)
+#: Key of one post's bitmap in the seed's bitmap design.
+BITMAP_KEY = "like:bit:1:42"
+#: Seed 000 §7.2: a user likes "几百~几千" (hundreds to thousands) posts; its upper end, past
+#: set-max-intset-entries (512), where the user's Set is a hashtable.
+HEAVY_USER_LIKES = 3_000
+
+
+def sample_post_ids(rng: np.random.Generator, count: int = SAMPLE_LIKES) -> list[int]:
+    """``count`` post ids a user liked: snowflake-sized integers near the seed's example id."""
+    return [int(x) for x in like_service.EXAMPLE_POST_ID + rng.integers(0, 10**12, size=count)]
+
+
+def sample_user_key() -> str:
+    """The sample user's set key as the page's :class:`~setlab.lab.like_service.LikeService`
+    names it (user 99), in the chapter's namespace without a classroom user: the figures price
+    the same key for every reader."""
+    lab = dataclasses.replace(_embedded_lab(), namespace=backend.namespace_for("string-plus-set"))
+    return like_service.LikeService(lab, like_service.LikeStore()).user_key(99)
+
+
+@cache
+def _embedded_lab() -> backend.Lab:
+    return backend.connect("claims-string-plus-set", backend="fake", quiet=True)
+
+
+def sample_set_cost() -> redis_memory.KeyCost:
+    """The models' price of the page's sample user set (:data:`SAMPLE_LIKES` post ids)."""
+    ids = sample_post_ids(np.random.default_rng(POST_ID_SEED))
+    return redis_memory.set_cost(ids, sample_user_key())
+
+
+def sample_counter_cost() -> redis_memory.KeyCost:
+    """The models' price of one post's like counter holding :data:`SAMPLE_COUNT`."""
+    lab = dataclasses.replace(_embedded_lab(), namespace=backend.namespace_for("string-plus-set"))
+    key = like_service.LikeService(lab, like_service.LikeStore()).count_key(42)
+    return redis_memory.string_cost(SAMPLE_COUNT, key)
+
+
+@cache
+def _sample_set() -> tuple[int, int]:
+    """(MEMORY USAGE of the sample user's set, of the same set with one member), bytes."""
+    ids = sample_post_ids(np.random.default_rng(POST_ID_SEED))
+    one = redis_memory.set_cost(ids[:1], sample_user_key()).memory_usage
+    return sample_set_cost().memory_usage, one
+
+
+@cache
+def hashtable_like_bytes(allocator: str = "debian") -> float:
+    """``MEMORY USAGE`` per liked post id in a user Set of :data:`HEAVY_USER_LIKES` snowflake
+    post ids — a hashtable: the ``dictEntry``, the id's sds string and its share of the bucket
+    array (bytes), on the given jemalloc build (:mod:`setlab.models.allocator`)."""
+    start = like_service.EXAMPLE_POST_ID
+    ids = redis_memory.Members.decimal_range(start, start + HEAVY_USER_LIKES, allocator)
+    cost = redis_memory.set_cost(ids, sample_user_key(), allocator=allocator)
+    return sum(usage for usage, _ in redis_memory.per_member_parts(cost).values())
+
+
+@cache
+def likers_rows() -> tuple[dict[str, int], ...]:
+    """The seed's comparison, one row per :data:`LIKER_COUNTS`: bytes of each design when one
+    post is liked by that many users."""
+    return tuple(
+        {
+            "users": n,
+            "bitmap, dense ids": bitmap.first_setbit_memory_usage(n - 1, BITMAP_KEY),
+            "bitmap, hashed ids": bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET, BITMAP_KEY),
+            "set, intsets (≤ 512 likes)": like_service.likers_memory(n, new_keys=False),
+            "set, hashtables (> 512)": round(n * hashtable_like_bytes()),
+            "set, a new key each": like_service.likers_memory(n, new_keys=True),
+        }
+        for n in LIKER_COUNTS
+    )
+
+
+def _users(n: int) -> str:
+    """A user count for a narrow column: ``10,000`` or ``100 million``."""
+    return f"{n / 1e6:g} million" if n >= 10**6 else f"{n:,}"
+
+
+def likers_table() -> str:
+    """:func:`likers_rows` as a Markdown table (sizes in binary units)."""
+    rows = likers_rows()
+    names = [k for k in rows[0] if k != "users"]
+    lines = ["| users | " + " | ".join(names) + " |", "|" + "--:|" * (len(names) + 1)]
+    for row in rows:
+        lines.append(
+            f"| {_users(row['users'])} | " + " | ".join(format_bytes(row[k]) for k in names) + " |"
+        )
+    return "\n".join(lines)
+
+
+def _liker(users: int, column: str) -> str:
+    (row,) = [r for r in likers_rows() if r["users"] == users]
+    return format_bytes(row[column])
+
+
+# -- the models against MEMORY USAGE ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LikesCheck:
+    """One user's set of liked post ids and one post's counter: ``MEMORY USAGE`` beside the
+    models (:func:`~setlab.models.redis_memory.set_cost`, ``string_cost``), in bytes."""
+
+    members: int
+    what: str  #: the set's members, in words
+    set_measured: int
+    set_predicted: int
+    counter: tuple[int, int] | None  #: one counter's (MEMORY USAGE, model); None: not stored
+
+    def text(self) -> str:
+        counter = (f"one counter {self.counter[0]:,} B, the model {self.counter[1]:,} B"
+                   if self.counter else "the stored run has no counter")  # fmt: skip
+        return (f"a set of {self.members:,} {self.what}: MEMORY USAGE {self.set_measured:,} B, "
+                f"the model {self.set_predicted:,} B; {counter}")  # fmt: skip
+
+
+def measure_likes_check(lab: Lab) -> LikesCheck:
+    """Write the page's sample user set (:data:`SAMPLE_LIKES` snowflake-sized post ids) and
+    one counter on ``lab``, then ``MEMORY USAGE key SAMPLES 0`` of each."""
+    service = like_service.LikeService(lab, like_service.LikeStore())
+    ids = sample_post_ids(np.random.default_rng(POST_ID_SEED))
+    user_key, count_key = service.user_key(99), service.count_key(42)
+    lab.r.sadd(user_key, *ids)
+    lab.r.set(count_key, SAMPLE_COUNT)
+    return LikesCheck(
+        len(ids), "snowflake-sized post ids",
+        int(memory_runs.measure(lab, user_key).memory_usage),
+        redis_memory.set_cost(ids, user_key).memory_usage,
+        (int(memory_runs.measure(lab, count_key).memory_usage),
+         redis_memory.string_cost(SAMPLE_COUNT, count_key).memory_usage),
+    )  # fmt: skip
+
+
+def reference_likes_check() -> LikesCheck:
+    """The stored run's intset of :data:`SAMPLE_LIKES` integers (small ones, 2 bytes each: the
+    same model, a narrower intset), the model recomputed for its key."""
+    (row,) = [r for r in SetMemoryReference.load().growth
+              if r.kind == "integer ids" and r.n == SAMPLE_LIKES]  # fmt: skip
+    predicted = redis_memory.set_cost(redis_memory.growth_summary(row.kind, row.n), row.key)
+    return LikesCheck(row.n, "small integers", int(row.memory_usage), predicted.memory_usage, None)
+
+
+def likes_check(lab: Lab) -> Measurement[LikesCheck]:
+    """The set and counter models against ``MEMORY USAGE``: measured on ``lab`` when it is a
+    real server, else the stored reference run's set (labelled either way)."""
+    return reference.live_or_reference(
+        lab, measure_likes_check, reference_likes_check, needs=("real", "memory_usage"),
+        run_info=SetMemoryReference.load().run,
+    )  # fmt: skip
+
+
+def live_likes_check(measurement: Measurement[LikesCheck]) -> str:
+    """The sentence the page shows beside the reference check (``live-likes-check``)."""
+    return beside(measurement, LikesCheck.text)
+
+
+# -- figures -----------------------------------------------------------------------------------
+
+FIGURES.add("sps-set-300", lambda: format_bytes(_sample_set()[0]))
+FIGURES.add(
+    "sps-per-like", lambda: f"{(_sample_set()[0] - _sample_set()[1]) / (SAMPLE_LIKES - 1):.1f} B"
+)
+for _n, _name in ((10_000, "1e4"), (100_000_000, "1e8")):
+    FIGURES.add(f"sps-{_name}-marginal", lambda n=_n: _liker(n, "set, intsets (≤ 512 likes)"))
+    FIGURES.add(f"sps-{_name}-hashtable", lambda n=_n: _liker(n, "set, hashtables (> 512)"))
+    FIGURES.add(f"sps-{_name}-newkeys", lambda n=_n: _liker(n, "set, a new key each"))
+FIGURES.add(
+    "sps-1e4-hashtable-bundled",
+    lambda: format_bytes(round(10_000 * hashtable_like_bytes("bundled"))),
+)
+FIGURES.add("sps-ht-per-like", lambda: f"{hashtable_like_bytes():.0f} B")
+FIGURES.add("sps-ht-per-like-bundled", lambda: f"{hashtable_like_bytes('bundled'):.0f} B")
+FIGURES.add("sps-heavy-likes", lambda: f"{HEAVY_USER_LIKES:,}")
+FIGURES.add("sps-1e8-bitmap", lambda: _liker(100_000_000, "bitmap, dense ids"))
+FIGURES.add("sps-bitmap-hashed", lambda: _liker(100_000_000, "bitmap, hashed ids"))
+
+
+def _embedded_service() -> like_service.LikeService:
+    lab = _embedded_lab()
+    lab.cleanup()
+    return like_service.LikeService(lab, like_service.LikeStore())
+
+
+@FIGURES.figure("sps-double-count")
+def _double_count() -> str:
+    service = _embedded_service()
+    members, counter = like_service.forced_double_count(service)
+    service.lab.cleanup()
+    return f"two interleaved likes: {members} member, counter {counter}"
+
+
+@FIGURES.figure("sps-missing-reply")
+def _missing_sismember() -> str:
+    service = _embedded_service()
+    reply = service.lab.r.sismember(service.user_key(1), "1")
+    return f"SISMEMBER on a missing key replies {reply!r}"
+
+
+# -- claims ------------------------------------------------------------------------------------
+
+FIGURES.claim(
+    "000-sadd-atomic", "000", "§7.5",
+    "SADD/SREM are atomic, so the String + Set design is correct.",
+    "✅ atomic",
+    "{sps-double-count}",
+    Verdict.WRONG,
+    "Each command is atomic, but the seed's like is check-then-act over three commands.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-reload-on-null", "000", "§7.4",
+    "A missing user set is detected by isMember == null and reloaded from MySQL.",
+    "isMember == null",
+    "{sps-missing-reply}",
+    Verdict.WRONG,
+    "Redis replies 0 (false) for a missing key, so the reload never runs; test EXISTS.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-set-1e4-80kb", "000", "§7.5",
+    "One post liked by 10,000 users costs the Set design about 80 KB (against ~1.2 KB for the "
+    "bitmap).",
+    "~80 KB",
+    "{sps-1e4-marginal} if every liker's Set is an intset (≤ 512 likes); {sps-1e4-hashtable} if "
+    "likers hold thousands (hashtables; {sps-1e4-hashtable-bundled} on Redis's own build); "
+    "{sps-1e4-newkeys} if each like makes a new key",
+    Verdict.DEPENDS,
+    "The design stores the post id in each liker's own Set, as an integer: 8 B in an intset, but a "
+    "Set past set-max-intset-entries (512) is a hashtable at {sps-ht-per-like} a member, and the "
+    "seed's users hold hundreds to thousands of likes. 80 KB is the best case.",
+)  # fmt: skip
+FIGURES.claim(
+    "000-set-1e8-2gb", "000", "§7.5",
+    "For 100 million users the Set design costs about 2 GB.",
+    "~2 GB",
+    "{sps-1e8-marginal} (existing sets) to {sps-1e8-newkeys} (a new key each)",
+    Verdict.IMPRECISE,
+    "Neither end of the range: the seed's rows imply 8 bytes a user at 10^4 and 20 at 10^8.",
+    also=("redis-set-memory",),
+)  # fmt: skip
+FIGURES.claim(
+    "000-bitmap-1e8-12mb", "000", "§7.5",
+    "For 100 million users the bitmap costs about 12 MB.",
+    "~12 MB",
+    "{sps-1e8-bitmap} with dense ids, {sps-bitmap-hashed} with hashed",
+    Verdict.IMPRECISE,
+    "True only for dense user ids; the seed's own hashed offsets make it 640 MiB per post.",
+    also=("redis-set-memory",),
+)  # fmt: skip
+FIGURES.claim(
+    "000-ttl-7-days", "000", "§7.2",
+    "A TTL (7 days) makes cold per-user sets expire by themselves.",
+    "TTL of 7 days",
+    "SADD creates keys with no TTL; the seed's only EXPIRE sits in the reload branch, never "
+    "entered ({sps-missing-reply})",
+    Verdict.WRONG,
+    "Keys created by a like live forever: set the TTL on every write (SADD then EXPIRE in one "
+    "MULTI or script).",
+)  # fmt: skip
+
+string_plus_set_sentences.register(FIGURES)  # one registry entry per seed sentence

@@ -1,0 +1,304 @@
+"""Slides per chapter, made from the chapter itself: a reveal.js deck an instructor can project.
+
+Nothing on a slide is written twice. A deck is gathered at build time from
+
+- the chapter page (``book/<slug>.md``): its title, stated timing and exercise count (read by
+  :func:`setlab.site.lessons.chapter`), the questions and objectives of its *Overview* box and
+  the bullets of its *Key points* box, with every ``{glue:text}`` filled from the chapter's
+  ``FIGURES`` (a ``live-`` name from the values the executed page glued, when given);
+- the chapter's claims (:func:`setlab.site.registry.claims`): the seed's figure, ours and the
+  verdict, as in the page's verdict table;
+- the figures the executed chapter drew (SVG files the Sphinx extension ``book/_ext/setlab_slides``
+  copies next to the deck and passes in as :class:`Picture`).
+
+:func:`deck_html` writes one self-contained page that loads reveal.js from the site's own static
+files (``_static/reveal``, copied from the ``sphinx-revealjs`` wheel): nothing comes from a CDN.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from setlab.render.claims import Claim, Verdict
+from setlab.site import instructor_notes, lessons, registry
+
+CLAIMS_PER_SLIDE = 4  #: verdict rows on one slide (1280 × 720 px, still legible)
+WIDTH, HEIGHT = 1280, 720  #: reveal.js's slide size in CSS px (it scales to the window)
+MISSING_LIVE = "(measured when the chapter runs)"  #: a ``live-`` value no executed page gave
+
+_BOX = r"^:::\{{admonition\}} {name}\n(.*?)^:::$"
+_LIST = r"^\*\*{heading}\*\*\n((?:(?:- |  ).*\n?)+)"
+_INLINE = re.compile(
+    r"\{(?P<role>[a-z:]+)\}`(?P<arg>[^`]*)`"
+    r"|`(?P<code>[^`]+)`"
+    r"|\$(?P<math>[^$\n]+)\$"
+    r"|\[(?P<text>[^\]]+)\]\((?P<url>[^)\s]+)\)"
+    r"|(?P<tag></?(?:sup|sub)>)"  # the raw HTML the pages use inline (2<sup>20</sup>)
+)
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_ITALIC = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+_TITLED = re.compile(r"^(.*?)\s*<([^>]+)>$")  # {doc}`Some text <slug>`
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A figure the executed chapter drew: its file (relative to the deck) and its alt text."""
+
+    src: str
+    alt: str
+
+
+@dataclass(frozen=True)
+class Deck:
+    """One chapter's slides as HTML fragments (each the inside of a reveal ``<section>``)."""
+
+    slug: str
+    title: str
+    slides: tuple[str, ...]
+    math: bool  #: a slide holds TeX (``\\(…\\)``): the page loads MathJax
+
+
+def _box(text: str, name: str) -> str:
+    found = re.search(_BOX.format(name=name), text, re.S | re.M)
+    if found is None:
+        raise ValueError(f"page has no '{name}' admonition")
+    return found.group(1)
+
+
+def _items(block: str) -> list[str]:
+    """The bullets of a Markdown list, each joined onto one line."""
+    items: list[str] = []
+    for line in block.splitlines():
+        if line.startswith("- "):
+            items.append(line[2:].strip())
+        elif line.startswith("  ") and items:
+            items[-1] += " " + line.strip()
+    return items
+
+
+def _listed(block: str, heading: str) -> list[str]:
+    found = re.search(_LIST.format(heading=heading), block + "\n", re.M)
+    if found is None:
+        raise ValueError(f"overview has no '**{heading}**' list")
+    return _items(found.group(1))
+
+
+class _Inline:
+    """MyST inline Markdown → HTML, with glue filled from one chapter's figures."""
+
+    def __init__(self, slug: str, live: Mapping[str, str], math: bool) -> None:
+        self.figures = registry.figures(slug)
+        self.live = live
+        self.math = math
+        self.used_math = False
+
+    def glue(self, name: str) -> str:
+        if name in self.figures:
+            return self.figures[name]
+        if name.startswith("live-"):
+            return self.live.get(name, MISSING_LIVE)
+        raise ValueError(f"{self.figures.chapter} glues {name!r}, which its FIGURES lacks")
+
+    def _token(self, m: re.Match) -> str:
+        if m["role"] == "glue:text" or m["role"] == "glue":
+            return html.escape(self.glue(m["arg"]))
+        if m["role"] == "doc":
+            titled = _TITLED.match(m["arg"])
+            text, slug = titled.groups() if titled else (None, m["arg"])
+            text = text or lessons.chapter(slug).title
+            return f'<a href="../book/{html.escape(slug)}.html">{html.escape(text)}</a>'
+        if m["role"] is not None:  # {ref}, {cite:t}, …: the words, without the link
+            titled = _TITLED.match(m["arg"])
+            return html.escape(titled.group(1) if titled else m["arg"])
+        if m["code"] is not None:
+            return f"<code>{html.escape(m['code'])}</code>"
+        if m["tag"] is not None:
+            return m["tag"]
+        if m["math"] is not None:
+            if not self.math:
+                return f"<code>{html.escape(m['math'])}</code>"
+            self.used_math = True
+            return html.escape(f"\\({m['math']}\\)")
+        url = m["url"] if m["url"].startswith(("http://", "https://")) else None
+        text = html.escape(m["text"])
+        return f'<a href="{html.escape(url)}">{text}</a>' if url else text
+
+    def __call__(self, text: str) -> str:
+        tokens: list[str] = []
+
+        def hold(m: re.Match) -> str:
+            tokens.append(self._token(m))
+            return f"\x00{len(tokens) - 1}\x00"
+
+        out = html.escape(_INLINE.sub(hold, text), quote=False)
+        out = _ITALIC.sub(r"<em>\1</em>", _BOLD.sub(r"<strong>\1</strong>", out))
+        return re.sub("\x00(\\d+)\x00", lambda m: tokens[int(m.group(1))], out)
+
+
+def _caption(alt: str) -> str:
+    """The figure's alt text as its caption, without the "Figure:" every one starts with (a
+    diagram titled only "Figure" gets none)."""
+    text = alt.removeprefix("Figure").lstrip(": ").strip()
+    return f"<figcaption>{html.escape(text)}</figcaption>" if text else ""
+
+
+def _speaker_notes(page: lessons.Chapter, inline: _Inline) -> str:
+    """The chapter's instructor notes (:mod:`setlab.site.instructor_notes`) as reveal.js
+    speaker notes: shown only in the speaker view, never on the projected slide."""
+    notes = instructor_notes.NOTES[page.slug]
+    stops = [(t, m) for t, m in page.checkpoints() if t not in {"Exercises", "Further reading"}]
+    stumbles = "".join(f"<li>{inline(s)}</li>" for s in notes.stumbles)
+    checkpoints = "; ".join(f"{html.escape(t)} by {m} min" for t, m in stops)
+    return (
+        f'<aside class="notes"><p><strong>Demo live:</strong> {inline(notes.demo)}</p>'
+        f"<p><strong>Where learners stumble:</strong></p><ul>{stumbles}</ul>"
+        f"<p><strong>Checkpoints</strong> ({page.teaching_estimate} min of teaching): "
+        f"{checkpoints}.</p></aside>"
+    )
+
+
+def _bullets(title: str, items: Sequence[str]) -> str:
+    lis = "".join(f"<li>{item}</li>" for item in items)
+    return f"<h2>{html.escape(title)}</h2><ul>{lis}</ul>"
+
+
+def _verdict_rows(claims: Sequence[Claim], inline: _Inline) -> str:
+    rows = "".join(
+        f"<tr><td>{c.seed} {html.escape(c.section)}: {inline(c.claim)}</td>"
+        f"<td>{inline(c.seed_figure)}</td><td>{inline(c.our_figure())}</td>"
+        f"<td>{c.verdict.badge()}</td></tr>"
+        for c in claims
+    )
+    head = "<tr><th>claim</th><th>their figure</th><th>ours</th><th>verdict</th></tr>"
+    return f'<table class="verdicts"><thead>{head}</thead><tbody>{rows}</tbody></table>'
+
+
+def deck(
+    slug: str,
+    pictures: Sequence[Picture] = (),
+    live: Mapping[str, str] | None = None,
+    math: bool = True,
+) -> Deck:
+    """The slides of chapter ``slug``: title, questions, objectives, ``pictures`` (the executed
+    chapter's figures), the verdicts (a count, then ``CLAIMS_PER_SLIDE`` claims a slide), the
+    key points, and where the exercises are.
+
+    ``live`` maps the ``live-`` names the executed page glued to their text; ``math=False``
+    shows TeX as code (for a site without its own MathJax).
+    """
+    if slug not in registry.CHAPTERS:
+        raise ValueError(f"slug must be one of {', '.join(registry.CHAPTERS)}; got {slug!r}")
+    page = lessons.chapter(slug)
+    text = (lessons.BOOK / f"{slug}.md").read_text(encoding="utf-8")
+    inline = _Inline(slug, live or {}, math)
+    overview, points = _box(text, "Overview"), _box(text, "Key points")
+    chapter_link = f'<a href="../book/{slug}.html">the chapter</a>'
+    notes = _speaker_notes(page, inline)
+    slides = [
+        f'<div class="cover"><h1>{html.escape(page.title)}</h1><p class="timing">Teaching '
+        f"{page.teaching_min} min · Exercises {page.exercises_min} min</p>"
+        f'<p class="small">Slides of {chapter_link} of <em>setlab</em>; '
+        "press <kbd>→</kbd> for the next slide, <kbd>Esc</kbd> for an overview, <kbd>S</kbd> "
+        f"for the speaker view with the instructor notes.</p></div>{notes}",
+        _bullets("Questions", [inline(q) for q in _listed(overview, "Questions")]),
+        _bullets("Objectives", [inline(o) for o in _listed(overview, "Objectives")]),
+    ]
+    slides += [
+        f'<figure><img src="{html.escape(p.src)}" alt="{html.escape(p.alt)}">'
+        f"{_caption(p.alt)}</figure>"
+        for p in pictures
+    ]
+    claims = registry.claims(slug)
+    counts = registry.verdict_counts(claims)
+    unjudged = counts.pop(Verdict.NOT_JUDGED.value)
+    tally = ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
+    aside = f"; {unjudged} not judged, each with its reason" if unjudged else ""
+    slides.append(
+        f"<h2>What the field reports claimed</h2><p>{len(claims) - unjudged} claims checked: "
+        f"{tally}{aside}.</p>"
+        f'<p class="small">Each row: the seed\'s figure, ours, and the verdict; '
+        f"the reasons are in the verdict table of {chapter_link}.</p>"
+    )
+    for i in range(0, len(claims), CLAIMS_PER_SLIDE):
+        part = claims[i : i + CLAIMS_PER_SLIDE]
+        slides.append(
+            f"<h3>Verdicts {i // CLAIMS_PER_SLIDE + 1}/{-(-len(claims) // CLAIMS_PER_SLIDE)}"
+            f"</h3>{_verdict_rows(part, inline)}"
+        )
+    slides.append(_bullets("Key points", [inline(p) for p in _items(points)]))
+    slides.append(
+        f"<h2>Exercises</h2><p>{len(page.exercises)} exercises, about {page.exercises_min} "
+        f"minutes: in {chapter_link}, numbered in order; solutions in the dropdowns.</p>"
+    )
+    return Deck(slug, page.title, tuple(slides), inline.used_math)
+
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} (slides)</title>
+<link rel="stylesheet" href="{reveal}/dist/reset.css">
+<link rel="stylesheet" href="{reveal}/dist/reveal.css">
+<link rel="stylesheet" href="{reveal}/dist/theme/white.css">
+<style>
+.reveal {{ font-size: 30px; }}
+.reveal h1 {{ font-size: 1.9em; text-transform: none; }}
+.reveal h2, .reveal h3 {{ text-transform: none; }}
+.reveal ul {{ display: block; text-align: left; }}
+.reveal li {{ margin: 0.35em 0; line-height: 1.3; }}
+.reveal .small, .reveal .timing {{ font-size: 0.7em; }}
+.reveal .cover {{ margin-top: 180px; }}
+.reveal figure {{ margin: 0; height: 680px; display: flex; flex-direction: column; }}
+.reveal figure img {{ flex: 1 1 auto; min-height: 0; width: 100%; object-fit: contain;
+  margin: 0; background: #fff; }}
+.reveal figcaption {{ font-size: 0.6em; color: #444; }}
+.reveal table.verdicts {{ font-size: 0.7em; width: 100%; }}
+.reveal table.verdicts td, .reveal table.verdicts th {{ vertical-align: top; padding: 0.3em; }}
+.reveal code {{ font-size: 0.9em; }}
+.verdict-right {{ color: #1a7f37; font-weight: 600; }}
+.verdict-wrong {{ color: #b3261e; font-weight: 600; }}
+.verdict-other {{ color: #8a5a00; font-weight: 600; }}
+.verdict-none {{ color: #57606a; font-style: italic; }}
+</style>
+{mathjax}</head>
+<body><div class="reveal"><div class="slides">
+{sections}
+</div></div>
+<script src="{reveal}/dist/reveal.js"></script>
+<script src="{reveal}/plugin/notes/notes.js"></script>
+<script>Reveal.initialize({{hash: true, width: {width}, height: {height}, margin: 0.04,
+  center: false, transition: "none", plugins: [RevealNotes]}});</script>
+</body></html>
+"""
+
+
+def deck_html(made: Deck, reveal: str = "../_static/reveal", mathjax: str | None = None) -> str:
+    """The deck as one HTML page loading reveal.js from ``reveal`` (a relative URL) and, when the
+    deck holds TeX, MathJax from ``mathjax`` (a relative URL to ``tex-mml-chtml.js``)."""
+    for name, url in (("reveal", reveal), ("mathjax", mathjax or "")):
+        if "://" in url or url.startswith("//"):
+            raise ValueError(f"{name} must be a relative URL (the site works offline); got {url!r}")
+    if made.math and mathjax is None:
+        raise ValueError(f"deck {made.slug} holds TeX: pass mathjax=, or build it with math=False")
+    script = f'<script defer src="{html.escape(mathjax)}"></script>\n' if made.math else ""
+    sections = "\n".join(f"<section>{s}</section>" for s in made.slides)
+    return _PAGE.format(
+        title=html.escape(made.title),
+        reveal=html.escape(reveal),
+        mathjax=script,
+        sections=sections,
+        width=WIDTH,
+        height=HEIGHT,
+    )
+
+
+def index_markdown(folder: str = "../slides") -> str:
+    """The instructor guide's list of decks: one raw-HTML link per chapter, in book order."""
+    lines = []
+    for slug in registry.CHAPTERS:
+        title = html.escape(lessons.chapter(slug).title)
+        lines.append(f'- <a class="setlab-slides" href="{folder}/{slug}.html">{title}</a>')
+    return "\n".join(lines)
