@@ -48,6 +48,27 @@ def test_claim_ids_are_unique_and_every_claim_renders():
         assert figure and "{" not in figure, claim.id
 
 
+def test_the_book_has_one_chapter_order_the_toc_and_the_registry_agree():
+    """registry.CHAPTERS (in the package: the errata, slides, downloads and hostile-server checks
+    read it) is the order of the numbered parts of _toc.yml, and every chapter package under
+    src/setlab/chapters/ is one of them: a chapter added to one and not the other fails here."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbered = [
+        entry["file"].removeprefix("book/")
+        for part in toc["parts"]
+        if part.get("numbered")
+        for entry in part["chapters"]
+    ]
+    assert list(registry.CHAPTERS) == numbered
+    packages = ROOT / "src" / "setlab" / "chapters"
+    rooms = sorted(
+        p.name.replace("_", "-") for p in packages.iterdir() if (p / "__init__.py").is_file()
+    )
+    assert rooms == sorted(registry.CHAPTERS)
+
+
 def test_every_claim_names_a_chapter_in_the_book():
     toc = (ROOT / "_toc.yml").read_text()
     for claim in registry.claims():
