@@ -41,6 +41,7 @@ from setlab.lab.errors import (
     ServerUnavailable,
     SetlabError,
     install_notebook_handler,
+    spoken,
     translate,
 )
 from setlab.lab.guard import ALLOW_BIG_ENV, MemoryGuard, MemoryState, string_lengths
@@ -130,15 +131,10 @@ class _LabRedis(redis.Redis):
     def execute_command(self, *args: Any, **options: Any) -> Any:
         if self._lab_guard is not None:
             self._lab_guard.before([args])
-        try:
+        with spoken(self._lab_error, str(args[0]) if args else "?"):
             if self._lab_expiry is not None:
                 return self._lab_expiry.execute(self, args, options)
             return super().execute_command(*args, **options)
-        except redis.exceptions.RedisError as exc:
-            error = self._lab_error(exc, str(args[0]) if args else "?")
-            if error is exc:
-                raise
-            raise error from None
 
     def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
         pipe = super().pipeline(transaction=transaction, shard_hint=shard_hint)
@@ -147,15 +143,10 @@ class _LabRedis(redis.Redis):
         def checked_execute(raise_on_error: bool = True) -> list[Any]:
             if self._lab_guard is not None:
                 self._lab_guard.before(args for args, _options in pipe.command_stack)
-            try:
+            with spoken(self._lab_error, "a pipeline"):
                 if self._lab_expiry is not None:
                     return self._lab_expiry.execute_pipeline(self, pipe, execute, raise_on_error)
                 return execute(raise_on_error=raise_on_error)
-            except redis.exceptions.RedisError as exc:
-                error = self._lab_error(exc, "a pipeline")
-                if error is exc:
-                    raise
-                raise error from None
 
         pipe.execute = checked_execute
         return pipe

@@ -28,7 +28,7 @@ from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
-from setlab.lab.errors import translate
+from setlab.lab.errors import spoken, translate
 from setlab.lab.server import RedisServer, ServerError, binary_version, free_port
 from setlab.models.cluster_slots import slot_ranges
 
@@ -78,13 +78,8 @@ class _LabCluster(RedisCluster):
         return ", ".join(node.name for node in self.get_primaries())
 
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
-        try:
+        with spoken(self._lab_error, str(args[0]) if args else "?"):
             return super().execute_command(*args, **kwargs)
-        except redis.exceptions.RedisError as exc:
-            error = self._lab_error(exc, str(args[0]) if args else "?")
-            if error is exc:
-                raise
-            raise error from None
 
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> Any:
         pipe = super().pipeline(transaction=transaction, shard_hint=shard_hint)
@@ -104,13 +99,8 @@ class _LabCluster(RedisCluster):
 
         def checked_execute(raise_on_error: bool = True) -> list[Any]:
             lost.clear()
-            try:
+            with spoken(self._lab_error, "a pipeline"):
                 return execute(raise_on_error=raise_on_error)
-            except redis.exceptions.RedisError as exc:
-                error = self._lab_error(exc, "a pipeline")
-                if error is exc:
-                    raise
-                raise error from None
 
         pipe.execute = checked_execute
         pipe.parent_execute_command = fail_fast

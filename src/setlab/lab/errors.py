@@ -12,6 +12,9 @@ one line instead of a traceback.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+
 import redis
 
 
@@ -106,6 +109,22 @@ def translate(exc: Exception, where: str, command: str, namespace: str) -> Excep
             "primary."
         )
     return exc
+
+
+@contextlib.contextmanager
+def spoken(
+    lab_error: Callable[[redis.exceptions.RedisError, str], Exception], command: str
+) -> Iterator[None]:
+    """Re-raise a redis-py error raised inside as ``lab_error(exc, command)`` (a client's
+    ``_lab_error``: the setlab error that names the server and what to do), without redis-py's
+    traceback chained under it; an error it returns unchanged propagates as it was."""
+    try:
+        yield
+    except redis.exceptions.RedisError as exc:
+        error = lab_error(exc, command)
+        if error is exc:
+            raise
+        raise error from None
 
 
 def install_notebook_handler() -> bool:
