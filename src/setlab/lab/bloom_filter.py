@@ -20,7 +20,7 @@ import mmh3
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.core.validate import check_probability as _probability
 from setlab.lab import guard
 from setlab.lab.backend import Lab
@@ -89,7 +89,7 @@ class RedisBloomFilter:
     def add_many(self, items: object, batch: int = 2000, progress: bool = False) -> int:
         """Add items in pipelined batches of ``batch`` BITFIELD commands; returns how many were
         new (had at least one bit unset). Shows progress on stderr when ``progress``."""
-        batch = _int("batch", batch, 1)
+        batch = check_int("batch", batch, 1)
         total = items.size if isinstance(items, np.ndarray) else None
         report = Progress(total, f"add to {self.name}", progress)
         new = 0
@@ -109,7 +109,7 @@ class RedisBloomFilter:
 
     def contains_many(self, items: object, batch: int = 2000) -> np.ndarray:
         """``True`` where the filter says present, as a bool array (pipelined BITFIELD GETs)."""
-        batch = _int("batch", batch, 1)
+        batch = check_int("batch", batch, 1)
         answers: list[bool] = []
         for chunk in iter_chunks(items, batch):
             pipe = self.lab.r.pipeline(transaction=False)
@@ -120,7 +120,7 @@ class RedisBloomFilter:
 
     def shard_bytes(self, shard: int) -> bytes:
         """The shard's bitmap as Redis holds it, padded with zero bytes to its full size."""
-        shard = _int("shard", shard, 0, self.layout.shards - 1)
+        shard = check_int("shard", shard, 0, self.layout.shards - 1)
         value = self.lab.r.get(self.key_for(shard)) or b""
         return value.ljust(self.layout.bytes_per_shard, b"\x00")
 
@@ -163,8 +163,8 @@ class Seed004BloomFilter:
         rng: np.random.Generator | None = None,
         fixed: bool = False,
     ) -> None:
-        self.size = _int("size", size, 1, 2**31 - 1)
-        num = _int("num_hash_functions", num_hash_functions, 1, MAX_K)
+        self.size = check_int("size", size, 1, 2**31 - 1)
+        num = check_int("num_hash_functions", num_hash_functions, 1, MAX_K)
         lab.check_allocation(guard.budget(string=-(-self.size // 8)), f"filter {filter_key!r}")
         self.r, self.filter_key, self.fixed = lab.r, lab.key(filter_key), fixed
         rng = rng if rng is not None else np.random.default_rng()
@@ -199,7 +199,7 @@ def seed004_check(lab: Lab, strangers: int = 200, name: str = "seed004-check") -
     ``numpy.random.default_rng(4)``, element1–3 added): what ``contains("element4")`` answers,
     how many never-added strings it calls present, and how many bits its adds set. Deletes its
     key afterwards. The answers are the same on every backend."""
-    strangers = _int("strangers", strangers, 1)
+    strangers = check_int("strangers", strangers, 1)
     java = Seed004BloomFilter(lab, name, 10_000, 3, rng=np.random.default_rng(4))
     try:
         for element in ("element1", "element2", "element3"):
@@ -251,8 +251,8 @@ def openid_lookups(
     which a share ``miss_share`` ask for strangers (``x<16 hex digits>``). Deterministic for a
     ``seed``: the hashing is ours, so a real Redis and fakeredis give the same answers. Deletes
     its keys."""
-    members = _int("members", members, 1)
-    lookups = _int("lookups", lookups, 1, members)
+    members = check_int("members", members, 1)
+    lookups = check_int("lookups", lookups, 1, members)
     miss_share = _probability("miss_share", miss_share)
     rng = np.random.default_rng(seed)
     openids = [f"o{v:016x}" for v in rng.integers(0, 2**63, size=members)]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.lab import guard
 from setlab.lab.backend import Lab
 from setlab.lab.redisbloom_runs import mexists, reply_dict
@@ -80,7 +80,7 @@ def cf_info(lab: Lab, key: str) -> dict[str, int]:
 def cf_insert(lab: Lab, key: str, values: object, batch: int = 500, nx: bool = False) -> np.ndarray:
     """``CF.INSERT`` (``CF.INSERTNX``) the values in pipelined batches: the replies as int8
     (1 added, 0 present, -1 full; -2 for a whole batch refused with "Maximum expansions")."""
-    batch = _int("batch", batch, 1)
+    batch = check_int("batch", batch, 1)
     items = encode(values)
     pipe = lab.r.pipeline(transaction=False)
     command = "CF.INSERTNX" if nx else "CF.INSERT"

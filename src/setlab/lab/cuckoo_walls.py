@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.lab import reference
 from setlab.models.cuckoo_walls import FillMarks, MarkCounter, Spread, stream_values
 from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
@@ -128,11 +128,11 @@ def wall_fill(
     ``stop_at_first`` it stops at the call of the first refusal instead (the share's mark may
     then be missing). The key is ``lab.key(...)`` and is removed at the end. ``record_every``
     (attempts) keeps the refusals per window of that many attempts."""
-    model = RedisBloomCuckoo(2 ** _int("log_slots", log_slots, 2, 30), bucket_size,
+    model = RedisBloomCuckoo(2 ** check_int("log_slots", log_slots, 2, 30), bucket_size,
                              max_iterations, expansion=0)  # fmt: skip
     slots = model.num_buckets * model.bucket_size
-    chunk = max(2**10, min(2**16, slots >> 6)) if chunk is None else _int("chunk", chunk, 1)
-    record_every = _int("record_every", record_every, 0)
+    chunk = max(2**10, min(2**16, slots >> 6)) if chunk is None else check_int("chunk", chunk, 1)
+    record_every = check_int("record_every", record_every, 0)
     key = lab.key(f"wall-{log_slots}-{bucket_size}-{max_iterations}-{stream}")
     lab.r.delete(key)
     from setlab.lab.cuckoo_runs import cf_reserve

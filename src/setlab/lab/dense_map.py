@@ -22,7 +22,7 @@ from typing import Any
 import redis
 
 from setlab.core.hashing import LONG_MAX
-from setlab.core.validate import check_int as _check_int
+from setlab.core.validate import check_int
 from setlab.lab import reference
 from setlab.lab.backend import Lab
 
@@ -62,13 +62,13 @@ class DenseMap:
 
     def lookup(self, snowflake: int) -> int:
         """The dense int of ``snowflake``, assigning the next free one if it has none."""
-        snowflake = _check_int("snowflake", snowflake, 0, LONG_MAX)
+        snowflake = check_int("snowflake", snowflake, 0, LONG_MAX)
         return int(self._script(keys=[self.map_key, self.counter_key], args=[snowflake]))
 
     def lookup_many(self, snowflakes: Iterable[int], batch: int = 1_000) -> list[int]:
         """:meth:`lookup` for many IDs, ``batch`` script calls per pipelined round trip."""
-        batch = _check_int("batch", batch, 1)
-        ids = [_check_int("snowflake", s, 0, LONG_MAX) for s in snowflakes]
+        batch = check_int("batch", batch, 1)
+        ids = [check_int("snowflake", s, 0, LONG_MAX) for s in snowflakes]
         out: list[int] = []
         keys = [self.map_key, self.counter_key]
         for start in range(0, len(ids), batch):
@@ -96,7 +96,7 @@ def lookup_without_script(
     has already taken a number from the counter, which nobody will ever use: a gap, one more
     bit of every bitmap that stays 0. A new ID costs 3 or 4 round trips instead of 1.
     """
-    snowflake = _check_int("snowflake", snowflake, 0, LONG_MAX)
+    snowflake = check_int("snowflake", snowflake, 0, LONG_MAX)
     dense = client.hget(map_key, snowflake)
     if dense is not None:
         return int(dense)

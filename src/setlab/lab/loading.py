@@ -51,7 +51,7 @@ import numpy as np
 import redis
 
 from setlab.core.progress import Progress
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.lab import guard
 from setlab.lab.backend import SOCKET_TIMEOUT_S
 from setlab.lab.errors import translate
@@ -316,8 +316,8 @@ def load(
     if not isinstance(layout, BloomLayout):
         raise ValueError(f"layout must be a BloomLayout, got {layout!r}")
     items = _check_items(items)
-    batch = _int("batch", batch, 1)
-    block_bits = _int("block_bits", block_bits, layout.bits_per_shard)
+    batch = check_int("batch", batch, 1)
+    block_bits = check_int("block_bits", block_bits, layout.bits_per_shard)
     lab.check_allocation(
         guard.budget(string=layout.bytes_per_shard, keys=layout.shards), f"bulk load of {name!r}"
     )
@@ -479,7 +479,7 @@ def speedup_from_rtt(rtt: float, per_bit: float, batch: int) -> float:
 
     ``(rtt + per_bit) / (rtt / batch + per_bit)``; ``rtt`` and ``per_bit`` in seconds.
     """
-    batch = _int("batch", batch, 1)
+    batch = check_int("batch", batch, 1)
     if rtt < 0 or per_bit <= 0:
         raise ValueError(f"need rtt >= 0 and per_bit > 0 seconds; got {rtt!r}, {per_bit!r}")
     return (rtt + per_bit) / (rtt / batch + per_bit)
@@ -491,7 +491,7 @@ def rtt_for_speedup(speedup: float, per_bit: float, batch: int) -> float:
     Solves :func:`speedup_from_rtt` for ``rtt``: ``per_bit (S - 1) / (1 - S / batch)``. Raises
     when the speedup is not reachable with that batch (``S >= batch``).
     """
-    batch = _int("batch", batch, 1)
+    batch = check_int("batch", batch, 1)
     if speedup <= 1 or speedup >= batch or per_bit <= 0:
         raise ValueError(
             f"speedup must be in (1, batch={batch}) and per_bit > 0; got {speedup!r}, {per_bit!r}"
@@ -501,7 +501,7 @@ def rtt_for_speedup(speedup: float, per_bit: float, batch: int) -> float:
 
 def measure_rtt(lab: Lab, samples: int = 2000) -> float:
     """Median seconds for one ``PING`` round trip over the lab's wire."""
-    samples = _int("samples", samples, 1)
+    samples = check_int("samples", samples, 1)
     wire = Wire(lab)
     times = []
     try:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.lab import guard, latency
 from setlab.lab.backend import Lab
 from setlab.models.redisbloom import ChainLayout, FreshValues, any_of_fpr, encode, seed_compound_fpr
@@ -227,7 +227,7 @@ def read_dump(lab: Lab, key: str) -> list[bytes]:
 def add_items(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarray:
     """``BF.MADD`` the values (8-byte encoding) in pipelined batches; the replies (int8 array:
     1 added, 0 looked present)."""
-    batch = _int("batch", batch, 1)
+    batch = check_int("batch", batch, 1)
     items = encode(values)
     replies: list[int] = []
     pipe = lab.r.pipeline(transaction=False)
@@ -241,7 +241,7 @@ def add_items(lab: Lab, key: str, values: object, batch: int = 1000) -> np.ndarr
 
 def mexists(lab: Lab, command: str, key: str, values: object, batch: int = 1000) -> np.ndarray:
     """``BF.MEXISTS`` or ``CF.MEXISTS`` for the values, in pipelined batches (bool array)."""
-    batch = _int("batch", batch, 1)
+    batch = check_int("batch", batch, 1)
     items = encode(values)
     pipe = lab.r.pipeline(transaction=False)
     for start in range(0, len(items), batch):
@@ -260,7 +260,7 @@ def fill_to(lab: Lab, key: str, target: int, values: FreshValues, batch: int = 1
     Values that look present are not counted by the module, so more values than ``target`` are
     sent; the last batch is cut so the chain holds exactly ``target`` (and no sub-filter beyond).
     """
-    target = _int("target", target, 0)
+    target = check_int("target", target, 0)
     counted = int(read_info(lab, key)["Number of items inserted"] or 0)
     sent = 0
     while counted < target:
@@ -310,8 +310,8 @@ def scaling_run(
     oldest ones, which a query finds last). Works on fakeredis too (pyprobables' filter, no
     server timings). The key is ``lab.key(name)``; it is removed at the end.
     """
-    filters = _int("filters", filters, 1, 1 if layout.nonscaling else 64)
-    queries, timed = _int("queries", queries, 1), _int("timed", timed, 0)
+    filters = check_int("filters", filters, 1, 1 if layout.nonscaling else 64)
+    queries, timed = check_int("queries", queries, 1), check_int("timed", timed, 0)
     key = lab.key(name)
     lab.r.delete(key)
     chain = layout.allocated(layout.items_for(filters))
@@ -392,7 +392,7 @@ def window_run(
     model's per-day rate, and per-query times (seconds) for one filter, for ``days`` round trips
     and for one pipelined round trip. Keys are ``lab.key(name, day)``, removed at the end.
     """
-    days = _int("days", days, 1, 31)
+    days = check_int("days", days, 1, 31)
     keys = [lab.key(name, day) for day in range(days)]
     lab.check_allocation(
         guard.budget(
@@ -407,11 +407,11 @@ def window_run(
         reserve(lab, key, layout)
         fill_to(lab, key, layout.capacity, members)
     strangers = FreshValues(1)
-    sample = strangers.take(_int("queries", queries, 1))
+    sample = strangers.take(check_int("queries", queries, 1))
     hit = np.zeros(sample.size, dtype=bool)
     for key in keys:
         hit |= exists_items(lab, key, sample)
-    timed_values = strangers.take(_int("timed", timed, 1))
+    timed_values = strangers.take(check_int("timed", timed, 1))
     out = WindowRun(
         days=days,
         queries=int(sample.size),
@@ -439,10 +439,10 @@ def roaring_window_costs(
     """
     from pyroaring import BitMap
 
-    days, per_day = _int("days", days, 1, 31), _int("per_day", per_day, 1)
+    days, per_day = check_int("days", days, 1, 31), check_int("per_day", per_day, 1)
     rng = np.random.default_rng(seed)
     bitmaps = [BitMap(rng.integers(0, 2**32, size=per_day, dtype=np.uint32)) for _ in range(days)]
-    asked = rng.integers(0, 2**32, size=_int("queries", queries, 1), dtype=np.uint64).tolist()
+    asked = rng.integers(0, 2**32, size=check_int("queries", queries, 1), dtype=np.uint64).tolist()
     t0 = time.perf_counter()
     each = [any(x in bm for bm in bitmaps) for x in asked]
     t1 = time.perf_counter()

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.lab import guard
 from setlab.lab.loading import LoadResult, key_table
 from setlab.lab.resp_stream import Chunk, PipeResult, pump
@@ -287,7 +287,7 @@ def load_setbits(
     whole filter first. Returns a :class:`setlab.lab.loading.LoadResult` (strategy ``stream``).
     """
     items = _check_items(items)
-    chunk_items = _int("chunk_items", chunk_items, 1)
+    chunk_items = check_int("chunk_items", chunk_items, 1)
     lab.check_allocation(
         guard.budget(string=layout.bytes_per_shard, keys=layout.shards),
         f"streamed load of {name!r}",
@@ -341,7 +341,7 @@ def bf_mexists(
 
 def _check_multi(lab: Lab, key: str, items: object, batch: int) -> tuple[np.ndarray, int]:
     _check_key(lab, key)
-    return _check_items(items), _int("batch", batch, 1)
+    return _check_items(items), check_int("batch", batch, 1)
 
 
 def _check_key(lab: Lab, key: str) -> None:

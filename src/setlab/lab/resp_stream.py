@@ -39,7 +39,7 @@ import numpy as np
 
 from setlab.core.progress import Progress
 from setlab.core.secrets import redact
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.lab.errors import (
     CommandRefused,
     PermissionDenied,
@@ -276,8 +276,8 @@ def pump(
     reply), :class:`ServerUnavailable` (the connection closed) or :class:`ServerTimeout` (the
     server frozen). ``RuntimeError`` if the chunks' lines do not add up to ``expected_lines``.
     """
-    expected_lines = _int("expected_lines", expected_lines, 0)
-    per_item = _int("per_item", per_item, 1)
+    expected_lines = check_int("expected_lines", expected_lines, 0)
+    per_item = check_int("per_item", per_item, 1)
     if not stall_s > 0:
         raise ValueError(f"stall_s must be > 0 seconds; got {stall_s!r}")
     wire = _socket(lab)

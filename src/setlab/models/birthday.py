@@ -36,7 +36,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-from setlab.core.validate import check_int as _check_int
+from setlab.core.validate import check_int
 from setlab.core.validate import check_probability as _check_probability
 
 #: Up to this many users the exact probability is a plain sum of ``log1p`` terms.
@@ -50,7 +50,7 @@ _CHUNK = 1 << 20
 
 
 def _check_nm(n: object, m: object) -> tuple[int, int]:
-    return _check_int("n (users)", n, 0), _check_int("m (offsets)", m, 1)
+    return check_int("n (users)", n, 0), check_int("m (offsets)", m, 1)
 
 
 # -- exact and approximate probability ----------------------------------------------------------
@@ -130,8 +130,8 @@ def collision_probabilities(ns: Sequence[int] | np.ndarray, m: int) -> np.ndarra
 
     The ``n`` up to 2^22 share one cumulative sum of ``log1p(-i/m)``.
     """
-    m = _check_int("m (offsets)", m, 1)
-    values = [_check_int("ns[i] (users)", v, 0) for v in np.asarray(ns).ravel().tolist()]
+    m = check_int("m (offsets)", m, 1)
+    values = [check_int("ns[i] (users)", v, 0) for v in np.asarray(ns).ravel().tolist()]
     out = np.empty(len(values))
     small = [v for v in values if v <= min(m, _DIRECT_MAX)]
     if small:
@@ -170,7 +170,7 @@ def max_users(m: int, p: float) -> int:
     Bisection on the exact form, started from the approximation ``sqrt(2 m ln(1/(1-p)))``.
     ``m`` >= 1 offsets, ``0 < p < 1``.
     """
-    m = _check_int("m (offsets)", m, 1)
+    m = check_int("m (offsets)", m, 1)
     p = _check_probability("p", p)
     guess = math.isqrt(int(2 * m * -math.log1p(-p))) + 2
     lo, hi = 1, min(m + 1, 2 * guess)  # P(lo) = 0 <= p
@@ -333,7 +333,7 @@ def parse_percent(text: str) -> tuple[float, int]:
 
 def round_significant(x: float, figures: int) -> float:
     """``x`` rounded to ``figures`` significant figures (0 stays 0)."""
-    figures = _check_int("figures", figures, 1)
+    figures = check_int("figures", figures, 1)
     if x == 0 or not math.isfinite(x):
         return x
     return round(x, figures - 1 - math.floor(math.log10(abs(x))))
@@ -386,8 +386,8 @@ def judge_cells(table: Mapping[tuple[int, int], str]) -> list[SeedCell]:
     """
     cells = []
     for (log2_m, n), printed in table.items():
-        m = 1 << _check_int("log2 M", log2_m, 1, 62)
-        n = _check_int("n (users)", n, 0)
+        m = 1 << check_int("log2 M", log2_m, 1, 62)
+        n = check_int("n (users)", n, 0)
         seed_value, _ = parse_percent(printed)
         exact = collision_probability(n, m)
         if matches_printed(exact, printed):

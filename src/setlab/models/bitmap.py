@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from setlab.core.validate import check_int as _check_int
+from setlab.core.validate import check_int
 from setlab.models.allocator import DEFAULT_ALLOCATOR, size_class
 
 #: Redis's default ``proto-max-bulk-len``: the largest string, hence bitmap, in bytes (512 MiB).
@@ -52,7 +52,7 @@ def max_offset(proto_max_bulk_len: int = DEFAULT_PROTO_MAX_BULK_LEN) -> int:
     ``proto-max-bulk-len`` (bytes, default 512 MiB) is the config that moves the limit; Redis
     checks ``(offset >> 3) >= proto_max_bulk_len`` in ``getBitOffsetFromArgument``.
     """
-    limit = _check_int("proto_max_bulk_len", proto_max_bulk_len, 1)
+    limit = check_int("proto_max_bulk_len", proto_max_bulk_len, 1)
     return limit * 8 - 1
 
 
@@ -91,7 +91,7 @@ def jemalloc_size_class(size: int, allocator: str = DEFAULT_ALLOCATOR) -> int:
 
 def sds_header_bytes(length: int, *, allow_type5: bool = True) -> int:
     """Header size of an sds string of ``length`` bytes (``sdsReqType`` in Redis 7.0)."""
-    length = _check_int("length", length, 0)
+    length = check_int("length", length, 0)
     for below, header in _SDS_HEADERS:
         if length < below and (allow_type5 or header > 1):
             return header
@@ -183,11 +183,11 @@ def random_fill_allocations(
     current length, and it grows the string by :meth:`SdsString.grow_zero` (greedy). Exact for
     uniform offsets; ``seed`` seeds numpy's generator, so a figure is the same on every run.
     """
-    bits = _check_int("bits", bits, 8)
+    bits = check_int("bits", bits, 8)
     if bits % 8:
         raise ValueError(f"bits must be a multiple of 8; got {bits:,}")
-    writes = _check_int("writes", writes, 1)
-    keys = _check_int("keys", keys, 1)
+    writes = check_int("writes", writes, 1)
+    keys = check_int("keys", keys, 1)
     rng = np.random.default_rng(seed)
     length_max = bits // 8  # a write at offset o needs o // 8 + 1 bytes, uniform on 1..length_max
     found = []
@@ -234,7 +234,7 @@ def log_spaced_offsets(low: int = 1_000, high: int = MAX_OFFSET, count: int = 12
     """``count`` distinct offsets from ``low`` to ``high``, evenly spaced on a log scale."""
     low = check_offset(low)
     high = check_offset(high)
-    count = _check_int("count", count, 2)
+    count = check_int("count", count, 2)
     if not 0 < low < high:
         raise ValueError(f"need 0 < low < high; got low={low:,}, high={high:,}")
     ratio = (high / low) ** (1 / (count - 1))

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.core.validate import check_probability as _probability
 
 LN2 = math.log(2.0)
@@ -114,8 +114,8 @@ def occupancy_distribution(throws: int, m: int) -> np.ndarray:
     Exact up to float rounding (a stable dynamic programme: each throw lands in an occupied bin
     with probability ``i/m``). Costs ``O(throws · m)``.
     """
-    throws = _int("throws", throws, 0)
-    m = _int("m", m, 1)
+    throws = check_int("throws", throws, 0)
+    m = check_int("m", m, 1)
     q = np.zeros(m + 1)
     q[0] = 1.0
     stay = np.arange(m + 1) / m
@@ -133,9 +133,9 @@ def fpr_exact(n: int, m: int, k: int) -> float:
     after ``kn`` uniform hash values. Exact for any ``m``, but it costs ``O(k·n·m)``, so it refuses
     ``k·n·m > EXACT_BUDGET``: use it for small filters, :func:`fpr` or :func:`fpr_finite` beyond.
     """
-    n = _int("n", n, 0)
-    m = _int("m", m, 1)
-    k = _int("k", k, 1, MAX_K)
+    n = check_int("n", n, 0)
+    m = check_int("m", m, 1)
+    k = check_int("k", k, 1, MAX_K)
     if k * n * m > EXACT_BUDGET:
         raise ValueError(
             f"fpr_exact costs k·n·m = {k * n * m:,} steps, over the budget of {EXACT_BUDGET:,}; "
@@ -208,7 +208,7 @@ def capacity(m: float, p: float, k: int | None = None) -> float:
     p = _probability("p", p)
     if k is None:
         return m * LN2**2 / -math.log(p)
-    k = _int("k", k, 1, MAX_K)
+    k = check_int("k", k, 1, MAX_K)
     return -(m / k) * math.log1p(-(p ** (1.0 / k)))
 
 
@@ -251,7 +251,7 @@ def skewed_daily_loads(
     ones); each day multiplies it by an independent lognormal factor of shape ``day_to_day``
     (mean 1). Scaled so that the expected total per day is ``daily_total`` items.
     """
-    keys, days = _int("keys", keys, 1), _int("days", days, 1)
+    keys, days = check_int("keys", keys, 1), check_int("days", days, 1)
     daily_total = float(_array("daily_total", daily_total, 1))
     spread = float(_array("spread", spread, 0))
     day_to_day = float(_array("day_to_day", day_to_day, 0))
@@ -269,9 +269,9 @@ def sharded_fpr(n: float, shards: int, bits_per_shard: int, k: int) -> float:
     the mean load, because the rate is convex in the load (Jensen).
     """
     n = float(_array("n", n, 0))
-    shards = _int("shards", shards, 1)
-    bits_per_shard = _int("bits_per_shard", bits_per_shard, 1)
-    k = _int("k", k, 1, MAX_K)
+    shards = check_int("shards", shards, 1)
+    bits_per_shard = check_int("bits_per_shard", bits_per_shard, 1)
+    k = check_int("k", k, 1, MAX_K)
     if shards == 1:
         return float(fpr(n, bits_per_shard, k))
     loads, weights = _binomial_support(n, 1.0 / shards)
@@ -285,7 +285,7 @@ def worst_shard_load(n: float, shards: int, quantile: float = 0.5) -> int:
     correlation makes this a touch pessimistic): the smallest ``x`` with ``F(x)^shards >= q``.
     """
     n = float(_array("n", n, 0))
-    shards = _int("shards", shards, 1)
+    shards = check_int("shards", shards, 1)
     quantile = _probability("quantile", quantile)
     from scipy import stats  # imported here: scipy.stats costs a second to import
 
@@ -305,8 +305,8 @@ def _binomial_support(n: float, p: float) -> tuple[np.ndarray, np.ndarray]:
 
 def fpr_confidence_interval(hits: int, trials: int, level: float = 0.999) -> tuple[float, float]:
     """Clopper–Pearson interval for a rate measured as ``hits`` out of ``trials`` (fractions)."""
-    trials = _int("trials", trials, 1)
-    hits = _int("hits", hits, 0, trials)
+    trials = check_int("trials", trials, 1)
+    hits = check_int("hits", hits, 0, trials)
     level = _probability("level", level)
     alpha = 1.0 - level
     from scipy import stats  # imported here: scipy.stats costs a second to import

@@ -31,7 +31,7 @@ import mmh3
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.models.bloom import MAX_BITS_PER_KEY, MAX_K, _array, optimal_k, optimal_m, sharded_fpr
 
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -106,7 +106,7 @@ def base_hashes(items: object, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     ``str`` (hashed as UTF-8) or ``bytes``. Integers go through MurmurHash3's ``fmix64`` with two
     seeds, strings and bytes through MurmurHash3 x64_128 (``mmh3.hash64``).
     """
-    seed = _int("seed", seed, 0, 2**31 - 1)
+    seed = check_int("seed", seed, 0, 2**31 - 1)
     arr = _as_uint64(items)
     if arr is not None:
         return _hash_uint64(arr, seed)
@@ -135,17 +135,17 @@ class BloomLayout:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        _int("bits_per_shard", self.bits_per_shard, 2, MAX_BITS_PER_KEY)
-        _int("k", self.k, 1, MAX_K)
-        _int("shard_bits", self.shard_bits, 0, 32)
-        _int("seed", self.seed, 0, 2**31 - 1)
+        check_int("bits_per_shard", self.bits_per_shard, 2, MAX_BITS_PER_KEY)
+        check_int("k", self.k, 1, MAX_K)
+        check_int("shard_bits", self.shard_bits, 0, 32)
+        check_int("seed", self.seed, 0, 2**31 - 1)
 
     @classmethod
     def for_items(
         cls, n: float, p: float, shard_bits: int = 0, seed: int = 0, k: int | None = None
     ) -> BloomLayout:
         """A layout whose every shard is sized for its share ``n / 2^shard_bits`` at rate ``p``."""
-        shard_bits = _int("shard_bits", shard_bits, 0, 32)
+        shard_bits = check_int("shard_bits", shard_bits, 0, 32)
         share = float(_array("n", n, 1)) / (1 << shard_bits)
         m = max(2, optimal_m(share, p))
         if m > MAX_BITS_PER_KEY:
@@ -295,7 +295,7 @@ class BloomSimulator:
 
     def shard_bytes(self, shard: int) -> bytes:
         """One shard packed the way Redis stores a bitmap (bit 0 = MSB of byte 0)."""
-        shard = _int("shard", shard, 0, self.layout.shards - 1)
+        shard = check_int("shard", shard, 0, self.layout.shards - 1)
         m = self.layout.bits_per_shard
         return np.packbits(self.bits[shard * m : (shard + 1) * m]).tobytes()
 
@@ -312,8 +312,8 @@ def simulate_fpr(
     Items and queries come from disjoint ranges (``[0, 2^62)`` and ``[2^62, 2^63)``), so every
     "present" answer for a query is a false positive. ``m`` is bits per shard.
     """
-    n = _int("n", n, 0)
-    queries = _int("queries", queries, 1)
+    n = check_int("n", n, 0)
+    queries = check_int("queries", queries, 1)
     rng = np.random.default_rng(seed)
     sim = BloomSimulator(BloomLayout(m, k, shard_bits, seed))
     sim.add(rng.integers(0, 2**62, size=n, dtype=np.uint64))
@@ -329,8 +329,8 @@ def simulate_fpr_curve(
     Returns ``(load, measured rate, false positives)`` per load (same disjoint item ranges as
     :func:`simulate_fpr`).
     """
-    queries = _int("queries", queries, 1)
-    loads = [_int("loads", n, 0) for n in loads]
+    queries = check_int("queries", queries, 1)
+    loads = [check_int("loads", n, 0) for n in loads]
     if any(b < a for a, b in itertools.pairwise(loads)):
         raise ValueError(f"loads must be non-decreasing; got {loads}")
     rng = np.random.default_rng(seed)

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setlab.core.hashing import murmur64a_u64
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.core.validate import check_probability as _probability
 
 #: Multiplier of the alternate-bucket hash, ``i xor (fp · 0x5bd1e995)`` (MurmurHash2's constant).
@@ -69,13 +69,13 @@ def item_hashes(values: object) -> np.ndarray:
 
 def fingerprints(hashes: np.ndarray, fingerprint_bits: int) -> np.ndarray:
     """``1 + hash mod (2^f - 1)``: fingerprints in ``1 … 2^f - 1`` (0 marks an empty slot)."""
-    f = _int("fingerprint_bits", fingerprint_bits, 2, 32)
+    f = check_int("fingerprint_bits", fingerprint_bits, 2, 32)
     return np.uint64(1) + hashes % np.uint64(2**f - 1)
 
 
 def next_pow2(n: int) -> int:
     """``getNextN2`` of ``src/cuckoo.c``: the smallest power of two >= ``n`` (0 stays 0)."""
-    n = _int("n", n, 0, 2**63)
+    n = check_int("n", n, 0, 2**63)
     return 0 if n == 0 else 1 << (n - 1).bit_length()
 
 
@@ -86,8 +86,8 @@ def expected_fpr(bucket_size: int, fingerprint_bits: int, load: float = 1.0) -> 
     fingerprint with probability ``1/(2^f - 1)``. At full load this is just below the paper's
     bound ``2b/2^f``. A fraction.
     """
-    b = _int("bucket_size", bucket_size, 1)
-    f = _int("fingerprint_bits", fingerprint_bits, 2, 32)
+    b = check_int("bucket_size", bucket_size, 1)
+    f = check_int("fingerprint_bits", fingerprint_bits, 2, 32)
     if not 0.0 <= load <= 1.0:
         raise ValueError(f"load must be in [0, 1], got {load!r}")
     return -math.expm1(2 * b * load * math.log1p(-1.0 / (2**f - 1)))
@@ -96,7 +96,7 @@ def expected_fpr(bucket_size: int, fingerprint_bits: int, load: float = 1.0) -> 
 def fingerprint_bits_for(error: float, bucket_size: int) -> int:
     """Smallest fingerprint for rate ``error``: ``ceil(log2(2b / error))`` bits (paper eq. 6)."""
     error = _probability("error", error)
-    return math.ceil(math.log2(2 * _int("bucket_size", bucket_size, 1) / error))
+    return math.ceil(math.log2(2 * check_int("bucket_size", bucket_size, 1) / error))
 
 
 def bits_per_item(error: float, bucket_size: int, load: float) -> float:
@@ -111,7 +111,7 @@ def error_for_bits(bits: float, bucket_size: int, load: float) -> float:
     ``bits · load`` bits, rate ``2b / 2^(bits·load)`` (the paper's bound; a fraction)."""
     if not bits > 0 or not 0.0 < load <= 1.0:
         raise ValueError(f"bits must be > 0 and load in (0, 1]; got {bits!r}, {load!r}")
-    return min(1.0, 2 * _int("bucket_size", bucket_size, 1) / 2 ** (bits * load))
+    return min(1.0, 2 * check_int("bucket_size", bucket_size, 1) / 2 ** (bits * load))
 
 
 def break_even_error(bucket_size: int, load: float) -> float:
@@ -120,7 +120,7 @@ def break_even_error(bucket_size: int, load: float) -> float:
     Solves ``(log2(1/ε) + log2(2b)) / load = log2(1/ε) / ln 2`` (fingerprints of real-valued
     length against the Bloom filter's ``1.44 log2(1/ε)``); needs ``load > ln 2``.
     """
-    b = _int("bucket_size", bucket_size, 1)
+    b = check_int("bucket_size", bucket_size, 1)
     if not math.log(2) < load <= 1.0:
         raise ValueError(f"load must be in (ln 2, 1] for a break-even point, got {load!r}")
     bits = math.log2(2 * b) / load / (1 / math.log(2) - 1 / load)
@@ -233,15 +233,15 @@ class CuckooFilter:
         on_failure: str = "rollback",
         seed: int = 0,
     ) -> None:
-        num_buckets = _int("num_buckets", num_buckets, 1, 2**26)
+        num_buckets = check_int("num_buckets", num_buckets, 1, 2**26)
         if num_buckets & (num_buckets - 1):
             raise ValueError(
                 f"num_buckets must be a power of two (i2 = i1 xor H(fp) needs it); got "
                 f"{num_buckets:,}"
             )
-        self.bucket_size = _int("bucket_size", bucket_size, 1, 64)
-        self.fingerprint_bits = _int("fingerprint_bits", fingerprint_bits, 2, 32)
-        self.max_kicks = _int("max_kicks", max_kicks, 0, 100_000)
+        self.bucket_size = check_int("bucket_size", bucket_size, 1, 64)
+        self.fingerprint_bits = check_int("fingerprint_bits", fingerprint_bits, 2, 32)
+        self.max_kicks = check_int("max_kicks", max_kicks, 0, 100_000)
         if victim not in VICTIMS:
             raise ValueError(f"victim must be one of {VICTIMS}, got {victim!r}")
         if on_failure not in ON_FAILURE:
@@ -249,7 +249,7 @@ class CuckooFilter:
         self.victim, self.on_failure = victim, on_failure
         self.table = BucketTable(num_buckets, self.bucket_size)
         self._slots = num_buckets * self.bucket_size
-        self.rng = random.Random(_int("seed", seed, 0))
+        self.rng = random.Random(check_int("seed", seed, 0))
         self.stash: tuple[int, int] | None = None  # (bucket, fp) in "victim-slot" mode
         self.count = 0  #: fingerprints held (table + stash)
         self.lost = 0  #: fingerprints dropped by "drop" failures (false negatives created)
@@ -468,7 +468,7 @@ def fill(
 ) -> CuckooFilter:
     """A rollback filter after ``attempts`` inserts of fresh random values (its record has one
     entry per attempt)."""
-    attempts = _int("attempts", attempts, 0)
+    attempts = check_int("attempts", attempts, 0)
     cf = CuckooFilter(num_buckets, bucket_size, fingerprint_bits, max_kicks, victim, seed=seed)
     values = np.random.default_rng(seed).integers(0, 2**63, size=attempts, dtype=np.uint64)
     cf.insert(values)
@@ -507,7 +507,7 @@ def false_delete_losses(
     rng = np.random.default_rng(seed)
     members = rng.integers(0, 2**62, size=int(cf.capacity * load), dtype=np.uint64)
     members = members[cf.insert(members)]
-    strangers = rng.integers(2**62, 2**63, size=_int("deletes", deletes, 0), dtype=np.uint64)
+    strangers = rng.integers(2**62, 2**63, size=check_int("deletes", deletes, 0), dtype=np.uint64)
     cf.delete(strangers)
     return int(members.size), int((~cf.contains(members)).sum())
 
@@ -536,7 +536,7 @@ def kick_chain_demo(
     """Fill a tiny filter (8-bit fingerprints, random victims) with random values until an
     insert succeeds after exactly ``kicks`` evictions of distinct slots; return that insert."""
     cf = CuckooFilter(num_buckets, bucket_size, 8, max_kicks=50, seed=seed)
-    kicks = _int("kicks", kicks, 1, 50)
+    kicks = check_int("kicks", kicks, 1, 50)
     rng = np.random.default_rng(seed)
     for value in rng.integers(0, 2**62, size=50 * cf.capacity, dtype=np.uint64):
         one = np.array([value], dtype=np.uint64)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.core.validate import check_probability as _probability
 from setlab.models.cuckoo import CuckooFilter
 from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
@@ -49,9 +49,9 @@ def stream_values(stream: int, start: int, count: int) -> np.ndarray:
     streams, look like hashed device IDs, and any slice can be made without the ones before it
     (a run of 1.3 × 10^8 inserts is generated in chunks).
     """
-    stream = _int("stream", stream, 0, 2**STREAM_BITS - 1)
-    start = _int("start", start, 0, 2**INDEX_BITS)
-    count = _int("count", count, 0, 2**INDEX_BITS - start)
+    stream = check_int("stream", stream, 0, 2**STREAM_BITS - 1)
+    start = check_int("start", start, 0, 2**INDEX_BITS)
+    count = check_int("count", count, 0, 2**INDEX_BITS - start)
     x = np.arange(start, start + count, dtype=np.uint64) | np.uint64(stream << INDEX_BITS)
     x ^= x >> np.uint64(30)
     x *= np.uint64(0xBF58476D1CE4E5B9)
@@ -100,7 +100,7 @@ class MarkCounter:
     :meth:`add` each chunk's failures in order, then read :meth:`marks`."""
 
     def __init__(self, slots: int, share: float) -> None:
-        self.slots = _int("slots", slots, 1)
+        self.slots = check_int("slots", slots, 1)
         self.share = _probability("share", share)
         self.attempts = self.failures = 0
         self.first_fail_at: int | None = None
@@ -154,10 +154,10 @@ def model_fill(
     given values of ``stream`` until the failed inserts reach ``share`` of the attempts (or
     every slot had an attempt), replayed by the bit-exact model. The module gives the same
     marks (``tests/lab/test_cuckoo_walls.py`` checks it on a live server)."""
-    log_slots = _int("log_slots", log_slots, 2, 30)
+    log_slots = check_int("log_slots", log_slots, 2, 30)
     cf = RedisBloomCuckoo(2**log_slots, bucket_size, max_iterations, expansion=0)
     counter = MarkCounter(cf.num_buckets * cf.bucket_size, share)
-    chunk = _int("chunk", chunk, 1)
+    chunk = check_int("chunk", chunk, 1)
     while counter.attempts < counter.slots and not counter.reached:
         count = min(chunk, counter.slots - counter.attempts)
         counter.add(cf.add(stream_values(stream, counter.attempts, count)) == -1)
@@ -176,7 +176,7 @@ def simulated_first_failure(
     """Load at the first failed insert of a simulated filter of ``2^log_slots`` slots fed
     ``stream`` (the paper's rules by default: random victims, 16-bit fingerprints, 500 kicks;
     the victims' random generator is seeded with the stream number). A fraction."""
-    log_slots = _int("log_slots", log_slots, 2, 26)
+    log_slots = check_int("log_slots", log_slots, 2, 26)
     slots = 2**log_slots
     cf = CuckooFilter(slots // bucket_size, bucket_size, fingerprint_bits, max_kicks, victim,
                       seed=stream)  # fmt: skip

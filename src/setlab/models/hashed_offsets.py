@@ -35,7 +35,7 @@ from setlab.core.hashing import (
     murmur3_32_rows,
     murmur3_x64_128_rows,
 )
-from setlab.core.validate import check_int as _check_int
+from setlab.core.validate import check_int
 from setlab.core.validate import check_probability as _check_probability
 from setlab.models.snowflake import SEED_MODULUS_INTENDED, TWITTER_EPOCH_MS
 
@@ -46,7 +46,7 @@ _U64 = np.uint64
 
 
 def _check_nm(n: object, m: object) -> tuple[int, int]:
-    return _check_int("n (users)", n, 0), _check_int("m (offsets)", m, 1)
+    return check_int("n (users)", n, 0), check_int("m (offsets)", m, 1)
 
 
 # -- the seeds' reductions -----------------------------------------------------------------------
@@ -59,7 +59,7 @@ def abs_mod(h1: np.ndarray, m: int) -> np.ndarray:
     Java's ``Math.abs`` stays negative and Redis would reject the offset; here it is taken as
     2^63 (a 1-in-2^64 event either way).
     """
-    m = _check_int("m (offsets)", m, 1, 2**63 - 1)
+    m = check_int("m (offsets)", m, 1, 2**63 - 1)
     bits = np.asarray(h1)
     if bits.dtype == np.int64:
         bits = bits.view(_U64)
@@ -78,8 +78,8 @@ def user_offset(user_id: int, m: int = SEED_MODULUS_INTENDED) -> int:
     hash ``Long.MIN_VALUE`` is taken as 2^63 (Java would give a negative offset, see
     :func:`setlab.models.snowflake.java_offset`). ``m`` from 1 to 2^32 - 1 offsets.
     """
-    user_id = _check_int("user_id", user_id, LONG_MIN, LONG_MAX)
-    return abs(java_long_hash64(user_id)) % _check_int("m (offsets)", m, 1, SEED_MODULUS_INTENDED)
+    user_id = check_int("user_id", user_id, LONG_MIN, LONG_MAX)
+    return abs(java_long_hash64(user_id)) % check_int("m (offsets)", m, 1, SEED_MODULUS_INTENDED)
 
 
 def seed_004_offsets(uuids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -115,11 +115,11 @@ def find_colliding_users(user_ids: Iterable[int], m: int = SEED_MODULUS_INTENDED
     bound the expected search length is about ``sqrt(pi m / 2)`` IDs (1,283 for 2^20, about
     82,000 for 2^32 - 1). Raises ``ValueError`` if ``user_ids`` runs out first.
     """
-    m = _check_int("m (offsets)", m, 1, SEED_MODULUS_INTENDED)
+    m = check_int("m (offsets)", m, 1, SEED_MODULUS_INTENDED)
     seen: dict[int, int] = {}
     count = 0
     for user in user_ids:
-        user = _check_int("user_ids[i]", user, LONG_MIN, LONG_MAX)
+        user = check_int("user_ids[i]", user, LONG_MIN, LONG_MAX)
         count += 1
         offset = user_offset(user, m)
         other = seen.setdefault(offset, user)
@@ -148,7 +148,7 @@ def uuid4_strings(rng: np.random.Generator, n: int) -> list[str]:
     Drawn from ``rng`` (16 bytes each), so a seeded generator gives the same UUIDs every run;
     the same draws as :func:`uuid4_text`.
     """
-    n = _check_int("n", n, 0)
+    n = check_int("n", n, 0)
     return [str(uuid.UUID(bytes=row.tobytes())) for row in _uuid_bytes(rng, n)]
 
 
@@ -162,7 +162,7 @@ _UUID_GROUPS = (((0, 4), 0), ((4, 6), 9), ((6, 8), 14), ((8, 10), 19), ((10, 16)
 
 def uuid4_text(rng: np.random.Generator, n: int) -> np.ndarray:
     """The UUIDs of :func:`uuid4_strings` as an ``(n, 36)`` uint8 array of ASCII (for hashing)."""
-    n = _check_int("n", n, 0)
+    n = check_int("n", n, 0)
     digits = _HEX_PAIRS[_uuid_bytes(rng, n)].view(np.uint8)  # (n, 32) hex digits
     text = np.full((n, 36), ord("-"), dtype=np.uint8)
     for (first, last), column in _UUID_GROUPS:
@@ -179,7 +179,7 @@ def snowflake_like_ids(rng: np.random.Generator, shape: int | tuple[int, ...]) -
     """
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     for i, size in enumerate(shape):
-        _check_int(f"shape[{i}]", size, 0)
+        check_int(f"shape[{i}]", size, 0)
 
     def draw(size: tuple[int, ...]) -> np.ndarray:
         ms = _SPAN_START_MS + rng.integers(0, _SPAN_MS, size=size, dtype=np.int64)
@@ -218,7 +218,7 @@ def id_offsets(ids: np.ndarray, m: int, hash_kind: HashKind = "x64_128") -> np.n
     if hash_kind == "x64_128":
         offsets = abs_mod(murmur3_x64_128_rows(keys)[0], m)
     elif hash_kind == "x86_32":
-        m = _check_int("m (offsets)", m, 1)
+        m = check_int("m (offsets)", m, 1)
         offsets = (murmur3_32_rows(keys).astype(np.int64) % m).astype(np.int64)
     else:
         raise ValueError(f"hash_kind must be 'x64_128' or 'x86_32'; got {hash_kind!r}")
@@ -252,8 +252,8 @@ def wilson_interval(hits: int, trials: int, confidence: float = 0.95) -> tuple[f
     The set of ``p`` for which ``|hits/trials - p| <= z sqrt(p (1-p) / trials)``; unlike the
     plain normal interval it behaves at 0 hits and near 1 (Wilson 1927; Newcombe 1998).
     """
-    trials = _check_int("trials", trials, 1)
-    hits = _check_int("hits", hits, 0, trials)
+    trials = check_int("trials", trials, 1)
+    hits = check_int("hits", hits, 0, trials)
     confidence = _check_probability("confidence", confidence)
     z = _normal_quantile(0.5 + confidence / 2)
     phat = hits / trials
@@ -369,7 +369,7 @@ def simulate_collisions(
     n, m = _check_nm(n, m)
     if n < 1:
         raise ValueError("n (users) must be at least 1 for a simulation; got 0")
-    trials = _check_int("trials", trials, 1)
+    trials = check_int("trials", trials, 1)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(
             f"rng must be a numpy Generator (np.random.default_rng(seed)); got {rng!r}"

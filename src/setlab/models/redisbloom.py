@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setlab.core.hashing import MASK64, as_uint64, murmur64a_u64
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.core.validate import check_probability as _probability
 
 #: ``ERROR_TIGHTENING_RATIO`` in ``src/sb.c``: each sub-filter's rate is half the previous one's.
@@ -109,7 +109,7 @@ def sub_filter(capacity: int, error: float, index: int = 0) -> SubFilter:
     ``bits = floor(capacity · bpe)`` (at least 1), rounded up to a multiple of 64; ``hashes =
     ceil(0.693147180559945 · bpe)``. ``capacity`` in items, ``error`` a fraction in (0, 1).
     """
-    capacity = _int("capacity", capacity, 1, MAX_CAPACITY)
+    capacity = check_int("capacity", capacity, 1, MAX_CAPACITY)
     bpe = bits_per_entry(error)
     raw = max(1, int(capacity * bpe))
     nbytes = (raw // 64 + (1 if raw % 64 else 0)) * 8
@@ -131,18 +131,18 @@ class ChainLayout:
 
     def __post_init__(self) -> None:
         _probability("error", self.error)
-        _int("capacity", self.capacity, 1, MAX_CAPACITY)
-        _int("expansion", self.expansion, 1, MAX_EXPANSION)
+        check_int("capacity", self.capacity, 1, MAX_CAPACITY)
+        check_int("expansion", self.expansion, 1, MAX_EXPANSION)
         if not isinstance(self.nonscaling, bool):
             raise ValueError(f"nonscaling must be True or False, got {self.nonscaling!r}")
 
     def sub_filter(self, index: int) -> SubFilter:
         """Sub-filter ``index`` (0 = the one ``BF.RESERVE`` creates)."""
-        return self.sub_filters(_int("index", index, 0) + 1)[-1]
+        return self.sub_filters(check_int("index", index, 0) + 1)[-1]
 
     def sub_filters(self, count: int) -> list[SubFilter]:
         """The first ``count`` sub-filters, oldest first (``count >= 1``)."""
-        count = _int("count", count, 1, 1 if self.nonscaling else 4096)
+        count = check_int("count", count, 1, 1 if self.nonscaling else 4096)
         error = self.error if self.nonscaling else self.error * TIGHTENING
         capacity = self.capacity
         links = []
@@ -268,7 +268,7 @@ class ChainLayout:
 
     def _items(self, items: object) -> int:
         """``items`` checked: a whole number >= 0, at most the capacity of a NONSCALING chain."""
-        items = _int("items", items, 0)
+        items = check_int("items", items, 0)
         if self.nonscaling and items > self.capacity:
             raise ValueError(
                 f"items must be at most {self.capacity:,} for a NONSCALING filter (the module "
@@ -283,7 +283,7 @@ def seed_compound_fpr(p: float, layers: int) -> float:
     This is what pyprobables (hence fakeredis) does: layers of equal capacity and equal rate.
     """
     p = _probability("p", p)
-    return 1.0 - (1.0 - p) ** _int("layers", layers, 1)
+    return 1.0 - (1.0 - p) ** check_int("layers", layers, 1)
 
 
 def any_of_fpr(rates: Iterable[float]) -> float:
@@ -390,7 +390,7 @@ class ChainSimulator:
 
     def dump(self, index: int) -> bytes:
         """Sub-filter ``index``'s bit array, as ``BF.SCANDUMP`` returns it."""
-        return bytes(self.arrays[_int("index", index, 0, len(self.arrays) - 1)])
+        return bytes(self.arrays[check_int("index", index, 0, len(self.arrays) - 1)])
 
 
 class FreshValues:
@@ -406,12 +406,12 @@ class FreshValues:
     _MASK62 = (1 << 62) - 1
 
     def __init__(self, stream: int = 0) -> None:
-        self.stream = _int("stream", stream, 0, 3)
+        self.stream = check_int("stream", stream, 0, 3)
         self.counter = 0
 
     def take(self, count: int) -> np.ndarray:
         """The next ``count`` values (uint64 array)."""
-        count = _int("count", count, 0)
+        count = check_int("count", count, 0)
         x = np.arange(self.counter, self.counter + count, dtype=np.uint64)
         self.counter += count
         mask = np.uint64(self._MASK62)
@@ -467,7 +467,7 @@ def simulate_rebuild(
     writes go to both and reads ask both until the switch: nothing passes; it costs a second
     read per query and a second write per new item during ``W``, and two filters at once.
     """
-    items = _int("items", items, 1)
+    items = check_int("items", items, 1)
     if not load_rate > 0 or not query_rate >= 0:
         raise ValueError(
             f"load_rate must be > 0 and query_rate >= 0 (per second); got {load_rate}, {query_rate}"
@@ -498,7 +498,7 @@ def expected_rebuild_passes(
 ) -> float:
     """Closed form for ``delete-and-rebuild``: ``query_rate · repeat_share · (items/load_rate) / 2``
     (ignores an item being asked twice in the window, which only lowers the count)."""
-    items = _int("items", items, 1)
+    items = check_int("items", items, 1)
     if not load_rate > 0:
         raise ValueError(f"load_rate must be > 0 items/s, got {load_rate!r}")
     return query_rate * repeat_share * items / load_rate / 2.0

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.models.cuckoo import ALT_MULTIPLIER, BucketTable, bucket_matches, item_hashes, next_pow2
 
 #: RedisBloom's defaults (``src/rebloom.c``) and limits (argument checks of 2.8).
@@ -42,16 +42,16 @@ def reserve_buckets(capacity: int, bucket_size: int = RB_BUCKET_SIZE) -> int:
 
     ``capacity`` in items (the module itself refuses a capacity below ``2 · bucket_size``).
     """
-    capacity = _int("capacity", capacity, 1, 2**50)
-    bucket_size = _int("bucket_size", bucket_size, 1, RB_MAX_BUCKET_SIZE)
+    capacity = check_int("capacity", capacity, 1, 2**50)
+    bucket_size = check_int("bucket_size", bucket_size, 1, RB_MAX_BUCKET_SIZE)
     return max(1, next_pow2(capacity // bucket_size))
 
 
 def info_size(slots: int, filters: int = 1) -> int:
     """``CF.INFO`` "Size" in bytes of ``filters`` sub-filters holding ``slots`` slots in all:
     ``sizeof(CuckooFilter) + filters · sizeof(SubCF) + slots`` (one byte per 8-bit slot)."""
-    slots = _int("slots", slots, 1)
-    filters = _int("filters", filters, 1, RB_MAX_FILTERS)
+    slots = check_int("slots", slots, 1)
+    filters = check_int("filters", filters, 1, RB_MAX_FILTERS)
     return RB_FILTER_BYTES + RB_SUBFILTER_BYTES * filters + slots
 
 
@@ -71,10 +71,12 @@ class RedisBloomCuckoo:
         max_iterations: int = RB_MAX_ITERATIONS,
         expansion: int = RB_EXPANSION,
     ) -> None:
-        self.bucket_size = _int("bucket_size", bucket_size, 1, RB_MAX_BUCKET_SIZE)
-        self.capacity = _int("capacity", capacity, 2 * self.bucket_size, 2**40)
-        self.max_iterations = _int("max_iterations", max_iterations, 1, RB_MAX_ITERATIONS_LIMIT)
-        self.expansion = next_pow2(_int("expansion", expansion, 0, RB_MAX_EXPANSION))
+        self.bucket_size = check_int("bucket_size", bucket_size, 1, RB_MAX_BUCKET_SIZE)
+        self.capacity = check_int("capacity", capacity, 2 * self.bucket_size, 2**40)
+        self.max_iterations = check_int(
+            "max_iterations", max_iterations, 1, RB_MAX_ITERATIONS_LIMIT
+        )
+        self.expansion = next_pow2(check_int("expansion", expansion, 0, RB_MAX_EXPANSION))
         self.num_buckets = reserve_buckets(self.capacity, self.bucket_size)
         self.tables = [BucketTable(self.num_buckets, self.bucket_size)]
         self.num_items = 0

@@ -36,7 +36,7 @@ from decimal import Decimal
 import numpy as np
 
 from setlab.core.hashing import LONG_MAX, LONG_MIN, java_long_hash64
-from setlab.core.validate import check_int as _check_int
+from setlab.core.validate import check_int
 
 #: Twitter's snowflake epoch, Unix milliseconds (2010-11-04 01:42:54.657 UTC).
 TWITTER_EPOCH_MS = 1288834974657
@@ -66,7 +66,7 @@ class Layout:
     fields: tuple[tuple[str, int], ...]
 
     def __post_init__(self) -> None:
-        _check_int("epoch_ms", self.epoch_ms, 0)
+        check_int("epoch_ms", self.epoch_ms, 0)
         names = [name for name, _ in self.fields]
         if len(names) < 2 or names[0] != "timestamp" or names[-1] != "sequence":
             raise ValueError(
@@ -75,7 +75,7 @@ class Layout:
         if len(set(names)) != len(names):
             raise ValueError(f"field names must be unique; got {names}")
         for name, bits in self.fields:
-            _check_int(f"bits of field {name!r}", bits, 1, 63)
+            check_int(f"bits of field {name!r}", bits, 1, 63)
         total = sum(bits for _, bits in self.fields)
         if total > 63:
             raise ValueError(
@@ -118,20 +118,20 @@ class Layout:
             )
         snowflake = 0
         for name, shift in self.shifts.items():
-            value = _check_int(name, values.get(name, 0), 0, self.max_value(name))
+            value = check_int(name, values.get(name, 0), 0, self.max_value(name))
             snowflake |= value << shift
         return snowflake
 
     def decode(self, snowflake: int) -> dict[str, int]:
         """Field values of ``snowflake``, highest field first (``timestamp`` in ms since epoch)."""
-        snowflake = _check_int("snowflake", snowflake, 0, (1 << self.total_bits) - 1)
+        snowflake = check_int("snowflake", snowflake, 0, (1 << self.total_bits) - 1)
         return {
             name: (snowflake >> self.shifts[name]) & self.max_value(name) for name, _ in self.fields
         }
 
     def id_at(self, unix_ms: int, **values: int) -> int:
         """The ID minted at Unix time ``unix_ms`` (ms) with the other fields given (default 0)."""
-        unix_ms = _check_int("unix_ms", unix_ms, 0)
+        unix_ms = check_int("unix_ms", unix_ms, 0)
         if unix_ms < self.epoch_ms:
             raise ValueError(
                 f"unix_ms {unix_ms:,} is before this layout's epoch {self.epoch_ms:,}: "
@@ -158,7 +158,7 @@ class Layout:
         Even the smallest ID of millisecond ``t`` (other fields 0) is ``t << shift``, so this is
         ``ceil(limit / 2**shift)`` with ``shift`` the timestamp's shift.
         """
-        limit = _check_int("limit", limit, 0)
+        limit = check_int("limit", limit, 0)
         step = 1 << self.shifts["timestamp"]
         ms = -(-limit // step)
         if ms > self.max_value("timestamp"):
@@ -195,7 +195,7 @@ class Generator:
 
     def __init__(self, layout: Layout, node: int) -> None:
         self.layout = layout
-        self.node = _check_int("node", node, 0, (1 << layout.node_bits) - 1)
+        self.node = check_int("node", node, 0, (1 << layout.node_bits) - 1)
         self._last_ms = -1
         self._sequence = 0
         self._seq_max = layout.max_value("sequence")
@@ -235,10 +235,10 @@ def simulate_stream(
     plus ``bursts`` spikes of ``burst_size`` requests inside one millisecond each (a sign-up
     campaign), enough to overflow a 12-bit sequence. Returns an ``int64`` array.
     """
-    machines = _check_int("machines", machines, 1, (1 << layout.node_bits) - 1)
-    bursts = _check_int("bursts", bursts, 0)
-    burst_size = _check_int("burst_size", burst_size, 0)
-    _check_int("start_unix_ms", start_unix_ms, layout.epoch_ms, layout.last_unix_ms)
+    machines = check_int("machines", machines, 1, (1 << layout.node_bits) - 1)
+    bursts = check_int("bursts", bursts, 0)
+    burst_size = check_int("burst_size", burst_size, 0)
+    check_int("start_unix_ms", start_unix_ms, layout.epoch_ms, layout.last_unix_ms)
     if not (math.isfinite(span_s) and span_s > 0):
         raise ValueError(f"span_s must be a positive number of seconds; got {span_s!r}")
     if not (math.isfinite(rate_per_s) and rate_per_s >= 0):
@@ -263,14 +263,14 @@ def simulate_stream(
 
 def java_abs(value: int) -> int:
     """Java's ``Math.abs(long)``: ``Math.abs(Long.MIN_VALUE)`` is ``Long.MIN_VALUE`` (negative)."""
-    value = _check_int("value", value, LONG_MIN, LONG_MAX)
+    value = check_int("value", value, LONG_MIN, LONG_MAX)
     return value if value == LONG_MIN else abs(value)
 
 
 def java_rem(dividend: int, divisor: int) -> int:
     """Java's ``%`` on ``long``: truncating division, so the result has the dividend's sign."""
-    dividend = _check_int("dividend", dividend, LONG_MIN, LONG_MAX)
-    divisor = _check_int("divisor", divisor, 1, LONG_MAX)
+    dividend = check_int("dividend", dividend, LONG_MIN, LONG_MAX)
+    divisor = check_int("divisor", divisor, 1, LONG_MAX)
     remainder = abs(dividend) % divisor
     return -remainder if dividend < 0 else remainder
 
@@ -281,10 +281,8 @@ def java_offset(user_id: int, modulus: int = SEED_MODULUS_AS_PRINTED) -> int:
     The default modulus is what Java makes of the printed ``(2^32 - 1)``: 29. The result is
     negative for the one hash value ``Long.MIN_VALUE`` unless ``modulus`` divides 2^63.
     """
-    user_id = _check_int("user_id", user_id, LONG_MIN, LONG_MAX)
-    return java_rem(
-        java_abs(java_long_hash64(user_id)), _check_int("modulus", modulus, 1, LONG_MAX)
-    )
+    user_id = check_int("user_id", user_id, LONG_MIN, LONG_MAX)
+    return java_rem(java_abs(java_long_hash64(user_id)), check_int("modulus", modulus, 1, LONG_MAX))
 
 
 def unsigned_offset(user_id: int, bits: int = 32) -> int:
@@ -293,8 +291,8 @@ def unsigned_offset(user_id: int, bits: int = 32) -> int:
     In Java ``hash64(id) & ((1L << 32) - 1)`` (or ``Math.floorMod(hash, 1L << 32)``): every
     offset in ``0 .. 2**bits - 1`` is equally likely and none is negative.
     """
-    user_id = _check_int("user_id", user_id, LONG_MIN, LONG_MAX)
-    bits = _check_int("bits", bits, 1, 63)
+    user_id = check_int("user_id", user_id, LONG_MIN, LONG_MAX)
+    bits = check_int("bits", bits, 1, 63)
     return java_long_hash64(user_id) & ((1 << bits) - 1)
 
 
@@ -323,9 +321,9 @@ def abs_mod_bias(modulus: int, hash_bits: int = 64) -> ModBias:
     Java's truncating ``MIN % m`` is ``-(half % m)``: negative unless ``m`` divides ``half``
     (then it adds one hit to residue 0). ``modulus`` may be at most ``half``.
     """
-    hash_bits = _check_int("hash_bits", hash_bits, 2, 64)
+    hash_bits = check_int("hash_bits", hash_bits, 2, 64)
     half = 1 << (hash_bits - 1)
-    modulus = _check_int("modulus", modulus, 1, half)
+    modulus = check_int("modulus", modulus, 1, half)
     full, extra = divmod(half, modulus)
     hits = [2 * (full + (extra > 0)) - 1 + (extra == 0)]  # residue 0
     if extra > 1:
@@ -385,8 +383,8 @@ class LeafSegments:
     """
 
     def __init__(self, step: int = 1_000, servers: int = 4, prefetch_below: float = 0.9) -> None:
-        self.step = _check_int("step", step, 1)
-        self.servers = _check_int("servers", servers, 1)
+        self.step = check_int("step", step, 1)
+        self.servers = check_int("servers", servers, 1)
         if not 0 < prefetch_below <= 1:
             raise ValueError(f"prefetch_below must be in (0, 1]; got {prefetch_below!r}")
         self.prefetch_below = prefetch_below
@@ -394,8 +392,8 @@ class LeafSegments:
     def run(self, requests: int, restarts: int = 0, seed: int = 0) -> LeafRun:
         """Issue ``requests`` IDs through randomly chosen servers, restarting one of them at
         ``restarts`` random moments."""
-        requests = _check_int("requests", requests, 0)
-        restarts = _check_int("restarts", restarts, 0)
+        requests = check_int("requests", requests, 0)
+        restarts = check_int("restarts", restarts, 0)
         rng = np.random.default_rng(seed)
         pick = rng.integers(0, self.servers, requests)
         restart_at = Counter(rng.integers(0, max(requests, 1), restarts).tolist())
@@ -471,7 +469,7 @@ def js_number_string(value: float) -> str:
 def float64_spacing(value: int) -> int:
     """Gap between adjacent float64 values around the integer ``value`` (``math.ulp``), so a
     JavaScript ``Number`` holding it is off by up to half of this."""
-    value = _check_int("value", value, 0)
+    value = check_int("value", value, 0)
     return int(math.ulp(float(value)))
 
 

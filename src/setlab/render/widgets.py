@@ -46,7 +46,6 @@ Vega's own inputs (JupyterLab renders it offline).
 
 from __future__ import annotations
 
-import bisect
 import html
 import json
 import math
@@ -190,7 +189,7 @@ def step_table(fn: Callable[[int], float], low: int, high: int) -> tuple[list[in
 def interp_expr(var: str, xs: Sequence[float], ys: Sequence[float], *, log: bool = True) -> str:
     """A Vega expression interpolating stored points ``(xs, ys)`` at ``var``: piecewise linear
     in log–log space when ``log`` (measurements spanning decades), clamped to the first and last
-    point outside the range. Python's twin is :func:`interpolate`."""
+    point outside the range. Python's twin is :func:`setlab.core.interpolation.interpolate`."""
     if len(xs) != len(ys) or len(xs) < 2 or list(xs) != sorted(xs):
         raise ValueError("xs must be increasing and as long as ys (at least 2 points)")
     f = (lambda v: f"log({v})") if log else (lambda v: v)
@@ -206,20 +205,6 @@ def interp_expr(var: str, xs: Sequence[float], ys: Sequence[float], *, log: bool
     for x1, piece in reversed(pieces):
         expr = f"({var} <= {_num(x1)} ? {piece} : {expr})"
     return f"({var} <= {_num(xs[0])} ? {_num(ys[0])} : {expr})"
-
-
-def interpolate(x: float, xs: Sequence[float], ys: Sequence[float], *, log: bool = True) -> float:
-    """:func:`interp_expr` in Python: ``ys`` at ``x``, linear in log–log space when ``log``."""
-    if x <= xs[0]:
-        return float(ys[0])
-    if x >= xs[-1]:
-        return float(ys[-1])
-    i = bisect.bisect_left(xs, x)
-    x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
-    if log:
-        t = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
-        return math.exp(math.log(y0) + t * (math.log(y1) - math.log(y0)))
-    return y0 + (x - x0) * (y1 - y0) / (x1 - x0)
 
 
 def _num(x: float) -> str:

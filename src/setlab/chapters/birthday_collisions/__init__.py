@@ -18,7 +18,7 @@ import numpy as np
 from setlab.chapters.birthday_collisions import sentences as birthday_collisions_sentences
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes
-from setlab.core.validate import check_int as _check_int
+from setlab.core.validate import check_int
 from setlab.models import bitmap
 from setlab.models.birthday import (
     CANDIDATE_FORMULAS,
@@ -210,7 +210,7 @@ def capacity_markdown(
     )
     rows = []
     for log2_m in log2_ms:
-        m = 1 << _check_int("log2 M", log2_m, 1, 62)
+        m = 1 << check_int("log2 M", log2_m, 1, 62)
         rows.append(
             (
                 _power(log2_m),

@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from setlab.core.validate import check_int as _check_int
+from setlab.core.validate import check_int
 from setlab.models.birthday import (
     SeedCell,
     collision_probabilities,
@@ -74,11 +74,11 @@ def plot_collision_curves(
     Log-log axes; the approximation as a dotted line; seed 000's cells as crosses (red
     circles around those judged wrong).
     """
-    n_max = _check_int("n_max", n_max, 10)
+    n_max = check_int("n_max", n_max, 10)
     ns = np.unique(np.logspace(0.3, math.log10(n_max), 160).astype(np.int64))
     fig, ax = new_figure()
     for colour, log2_m in zip(PALETTE, log2_ms, strict=False):
-        m = 1 << _check_int("log2 M", log2_m, 1, 62)
+        m = 1 << check_int("log2 M", log2_m, 1, 62)
         exact = collision_probabilities(ns, m)
         approx = [collision_probability_approx(int(n), m) for n in ns]
         keep = exact > 1e-12

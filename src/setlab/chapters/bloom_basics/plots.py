@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from setlab.core.validate import check_int as _int
+from setlab.core.validate import check_int
 from setlab.render.plots import MAX_WIDTH
 
 
@@ -28,7 +28,7 @@ def draw_filter(
     ``items`` maps a label to its bit positions; ``query`` is ``(label, positions)``, drawn below
     the array with its arrows green where the bit is set and red where it is not. Returns ``ax``.
     """
-    m = _int("m", m, 1, 256)
+    m = check_int("m", m, 1, 256)
     colours = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9"]
     set_bits = {p for positions in items.values() for p in positions}
     for i in range(m):

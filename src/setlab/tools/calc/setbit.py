@@ -3,13 +3,14 @@
 
 The time is the reference run's median time inside Redis (``INFO commandstats``) at the measured
 offsets (:class:`setlab.lab.setbit.SetbitReference`), interpolated linearly in log–log space
-between them (:func:`setlab.render.widgets.interpolate`, the same lookup the book's widget runs):
-a stored measurement, never this machine's."""
+between them (:func:`setlab.core.interpolation.interpolate`, the same lookup the book's widget
+runs): a stored measurement, never this machine's."""
 
 from __future__ import annotations
 
 from functools import cache
 
+from setlab.core.interpolation import interpolate
 from setlab.core.units import format_bytes, format_duration
 from setlab.tools.calc.report import Report
 
@@ -27,8 +28,6 @@ def reference_points() -> tuple[tuple[float, ...], tuple[float, ...], str]:
 
 def first_write_ms(offset: int) -> float:
     """The reference run's first-write time at ``offset`` (ms), interpolated in log–log space."""
-    from setlab.render.widgets import interpolate
-
     offsets, ms, _ = reference_points()
     return interpolate(float(offset), offsets, ms)
 
