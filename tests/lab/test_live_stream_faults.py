@@ -24,7 +24,7 @@ import pytest
 import redis
 
 import setlab
-from setlab.lab import backend, errors, resp_pipe
+from setlab.lab import backend, errors, resp_encode, resp_pipe
 from setlab.lab.errors import (
     PermissionDenied,
     ServerOutOfMemory,
@@ -51,7 +51,7 @@ def own_lab(monkeypatch):
     from tests.conftest import _need_redis_server
 
     _need_redis_server()
-    resp_pipe.encode_chunk(np.arange(3, dtype=np.uint64), b"", b"")  # compile before timing
+    resp_encode.encode(np.arange(3, dtype=np.uint64), b"", b"")  # compile before timing
     for name in ("REDIS_URL", "SETLAB_BACKEND", "SETLAB_USER", "SETLAB_ALLOW_BIG"):
         monkeypatch.delenv(name, raising=False)
     started: list[RedisServer] = []

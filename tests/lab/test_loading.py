@@ -66,32 +66,6 @@ def test_single_key_filters_load_too(fake_lab):
     assert _loaded(fake_lab, "one", layout) == _expected(layout, ITEMS)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    values=st.lists(st.integers(0, 2**64 - 1), max_size=50),
-    prefix=st.binary(max_size=8),
-    suffix=st.binary(max_size=8),
-)
-def test_vectorised_encoder_matches_the_obvious_python(values, prefix, suffix):
-    out, bounds = loading.encode_records(np.array(values, dtype=np.uint64), prefix, suffix)
-    expected = [prefix + b"$%d\r\n%d\r\n" % (len(str(v)), v) + suffix for v in values]
-    assert out == b"".join(expected)
-    assert np.diff(bounds).tolist() == [len(e) for e in expected]
-
-
-def test_encoder_puts_each_records_key_from_the_table():
-    table = loading.key_table(["k:0", "k:1"])
-    out, _ = loading.encode_records(
-        np.array([5, 12], dtype=np.uint64), b"<", b">", table, np.array([1, 0])
-    )
-    assert out == b"<$3\r\nk:1\r\n$1\r\n5\r\n><$3\r\nk:0\r\n$2\r\n12\r\n>"
-
-
-def test_key_table_refuses_keys_of_different_lengths():
-    with pytest.raises(ValueError, match="same length"):
-        loading.key_table(["a", "bb"])
-
-
 @pytest.mark.parametrize(
     ("kwargs", "name"),
     [

@@ -1,8 +1,9 @@
 """setlab.lab.resp_pipe: the streamed loader sends redis-py's own bytes and leaves redis-py's data.
 
-The encoder is checked against ``redis.connection.Connection.pack_command`` (redis-py's RESP
-encoder, an independent implementation) for the same commands; the live tests compare the
-streamed loads with a plain redis-py pipeline of the same commands on the same server.
+The chunks are checked against ``redis.connection.Connection.pack_command`` (redis-py's RESP
+encoder, an independent implementation) for the same commands, on both encoder paths
+(tests/lab/test_resp_encode.py checks the encoder itself); the live tests compare the streamed
+loads with a plain redis-py pipeline of the same commands on the same server.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 import redis
 
-from setlab.lab import resp_pipe
+from setlab.lab import resp_encode, resp_pipe
 from setlab.lab.errors import CommandRefused
 from setlab.models.bloom_sim import BloomLayout
 
@@ -27,47 +28,14 @@ def _packed(*args: object) -> bytes:
     return b"".join(redis.connection.Connection().pack_command(*args))
 
 
-def test_encode_fixed_matches_redis_py_for_every_number_of_digits():
-    rng = np.random.default_rng(5)
-    values = np.concatenate([EDGES, rng.integers(0, 2**64 - 1, 500, dtype=np.uint64)])
-    keys = [f"setlab:t:{i:02x}" for i in range(4)]
-    table = np.frombuffer(b"".join(b"$%d\r\n%s\r\n" % (len(k), k.encode()) for k in keys), "u1")
-    table = table.reshape(4, -1)
-    key_index = np.arange(values.size) % 4
-    groups, order = resp_pipe.encode_fixed(values, b"*4\r\n$6\r\nSETBIT\r\n", b"$1\r\n1\r\n",
-                                           table, key_index)  # fmt: skip
-    expected = b"".join(
-        _packed("SETBIT", keys[key_index[i]], int(values[i]), 1) for i in order.tolist()
-    )
-    assert b"".join(g.tobytes() for g in groups) == expected
-    assert sorted(order.tolist()) == list(range(values.size))
-
-
 @pytest.fixture(params=["compiled", "numpy"])
 def encoder(request, monkeypatch):
-    """Each encoder of encode_chunk: numba's compiled loop, and the numpy fallback."""
+    """Each encoder the loads use: numba's compiled loop, and the numpy fallback."""
     if request.param == "numpy":
-        monkeypatch.setattr(resp_pipe, "_kernel", lambda: None)
-    elif resp_pipe._kernel() is None:
+        monkeypatch.setattr(resp_encode, "_kernel", lambda: None)
+    elif resp_encode._kernel() is None:
         pytest.skip("numba is not installed (the dev extra)")
     return request.param
-
-
-def test_encode_chunk_matches_redis_py_in_the_order_it_reports(encoder):
-    rng = np.random.default_rng(6)
-    values = np.concatenate([EDGES, rng.integers(0, 2**64 - 1, 300, dtype=np.uint64)])
-    keys = [b"setlab:t:a", b"setlab:t:b"]
-    table = np.frombuffer(b"".join(b"$%d\r\n%s\r\n" % (len(k), k) for k in keys), "u1")
-    key_index = np.arange(values.size) % 2
-    view, bounds, order = resp_pipe.encode_chunk(
-        values, b"*4\r\n$6\r\nSETBIT\r\n", b"$1\r\n1\r\n", table.reshape(2, -1), key_index
-    )
-    order = np.arange(values.size) if order is None else order
-    data = bytes(view)
-    for i, j in enumerate(order.tolist()):
-        record = data[bounds[i] : bounds[i + 1]]
-        assert record == _packed("SETBIT", keys[key_index[j]], int(values[j]), 1)
-    assert bounds[-1] == len(data)
 
 
 def test_setbit_chunks_are_redis_py_setbit_commands_for_every_bit(encoder):

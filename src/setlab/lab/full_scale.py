@@ -30,9 +30,10 @@ from setlab.core.validate import check_int
 from setlab.lab import guard, reference
 from setlab.lab.backend import Lab
 from setlab.lab.bulk_load import FULL_LAYOUT, PER_CONTAINER
-from setlab.lab.loading import Wire, encode_records, key_table
+from setlab.lab.loading import Wire
 from setlab.lab.memory_runs import lab_allocator
 from setlab.lab.reference import RunInfo
+from setlab.lab.resp_encode import encode, key_table
 from setlab.models import packed_bloom
 from setlab.models.allocator import QUANTUM, size_class
 from setlab.models.bloom_sim import BloomLayout
@@ -115,10 +116,10 @@ def _write_shards(lab: Lab, keys: list[bytes], packed: np.ndarray, m: int, progr
 def _bitfield_requests(table: np.ndarray, shard: np.ndarray, offsets: np.ndarray) -> bytes:
     """``BITFIELD_RO key GET u1 o1 … GET u1 ok`` per item, RESP-encoded with numpy.
 
-    ``table``: :func:`setlab.lab.loading.key_table` rows prefixed with the command header;
+    ``table``: :func:`setlab.lab.resp_encode.key_table` rows prefixed with the command header;
     ``shard``: each item's row; ``offsets``: shape ``(n, k)``."""
     n, k = offsets.shape
-    body, bounds = encode_records(offsets.ravel(), _GET_U1, b"")
+    body, bounds, _ = encode(offsets.ravel(), _GET_U1, b"", in_order=True)
     head = table.shape[1]
     starts = bounds[:-1:k] + head * np.arange(n)  # where each item's header goes
     out = np.empty(len(body) + n * head, dtype=np.uint8)

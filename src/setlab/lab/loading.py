@@ -55,89 +55,18 @@ from setlab.core.validate import check_int
 from setlab.lab import guard
 from setlab.lab.backend import SOCKET_TIMEOUT_S
 from setlab.lab.errors import translate
+from setlab.lab.resp_encode import encode, key_table
 from setlab.models.bloom_sim import BloomLayout
 
 if TYPE_CHECKING:
     from setlab.lab.backend import Lab
 
 STRATEGIES = ("one-by-one", "multi-roundtrip", "multi-pipelined", "pipeline", "bitfield", "local")
-_POW10 = np.array([10**i for i in range(1, 20)], dtype=np.uint64)
 _SETBIT = b"*4\r\n$6\r\nSETBIT\r\n"
 _ONE = b"$1\r\n1\r\n"
 _SET_U1 = b"$3\r\nSET\r\n$2\r\nu1\r\n"
 _MULTI = b"*1\r\n$5\r\nMULTI\r\n"
 _EXEC = b"*1\r\n$4\r\nEXEC\r\n"
-
-
-# -- RESP encoding --------------------------------------------------------------------------------
-
-
-def _digits(values: np.ndarray) -> np.ndarray:
-    """Decimal digits of each non-negative integer (0 has one)."""
-    return (np.searchsorted(_POW10, values, side="right") + 1).astype(np.int64)
-
-
-def _put_decimal(buf: np.ndarray, end: np.ndarray, values: np.ndarray, nd: np.ndarray) -> None:
-    """Write each value's ``nd`` decimal digits into ``buf``, ending just before ``end``."""
-    v = values.astype(np.uint64)
-    for j in range(int(nd.max(initial=0))):
-        live = nd > j
-        buf[(end - 1 - j)[live]] = (v[live] % np.uint64(10)).astype(np.uint8) + 48
-        v //= np.uint64(10)
-
-
-def _put_bytes(buf: np.ndarray, starts: np.ndarray, data: bytes | np.ndarray) -> None:
-    """Write the same ``data`` (or one row of a 2-D array per record) at each start."""
-    arr = np.frombuffer(data, dtype=np.uint8) if isinstance(data, bytes) else data
-    width = arr.shape[-1]
-    if width:
-        buf[starts[:, None] + np.arange(width)] = arr
-
-
-def key_table(keys: list[str]) -> np.ndarray:
-    """RESP bulk strings ``$len\\r\\nkey\\r\\n`` of equal-length keys, as a 2-D uint8 array."""
-    encoded = [b"$%d\r\n%s\r\n" % (len(k.encode()), k.encode()) for k in keys]
-    width = len(encoded[0])
-    if any(len(e) != width for e in encoded):
-        raise ValueError("keys must all have the same length (BloomLayout pads shard ids)")
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8).reshape(len(keys), width)
-
-
-def encode_records(
-    values: np.ndarray,
-    prefix: bytes,
-    suffix: bytes,
-    keys: np.ndarray | None = None,
-    key_index: np.ndarray | None = None,
-) -> tuple[bytes, np.ndarray]:
-    """RESP records ``prefix [key] $len\\r\\n<value>\\r\\n suffix``, one per value, vectorised.
-
-    ``keys`` is a :func:`key_table` and ``key_index`` picks a row per value. Returns the bytes and
-    the offset where each record starts (plus the total length at the end). Equivalent to
-    ``b"".join(prefix + key + b"$%d\\r\\n%d\\r\\n" % (len(str(v)), v) + suffix for v in values)``.
-    """
-    values = np.asarray(values, dtype=np.uint64).ravel()
-    nd = _digits(values)
-    nd_len = _digits(nd.astype(np.uint64))
-    key_width = 0 if keys is None else keys.shape[1]
-    lengths = len(prefix) + key_width + 1 + nd_len + 2 + nd + 2 + len(suffix)
-    bounds = np.zeros(values.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=bounds[1:])
-    starts = bounds[:-1]
-    buf = np.empty(int(bounds[-1]), dtype=np.uint8)
-    _put_bytes(buf, starts, prefix)
-    if keys is not None:
-        _put_bytes(buf, starts + len(prefix), keys[key_index])
-    at = starts + len(prefix) + key_width
-    buf[at] = ord("$")
-    _put_decimal(buf, at + 1 + nd_len, nd, nd_len)
-    at = at + 1 + nd_len
-    _put_bytes(buf, at, b"\r\n")
-    at = at + 2 + nd
-    _put_decimal(buf, at, values, nd)
-    _put_bytes(buf, at, b"\r\n")
-    _put_bytes(buf, at + 2, suffix)
-    return buf.tobytes(), bounds
 
 
 # -- the wire -------------------------------------------------------------------------------------
@@ -281,7 +210,9 @@ def _keys(lab: Lab, name: str, layout: BloomLayout) -> list[str]:
 
 def _setbit_records(lab: Lab, name: str, layout: BloomLayout, items: np.ndarray):
     shard, offsets = _bits(layout, items)
-    return encode_records(offsets, _SETBIT, _ONE, key_table(_keys(lab, name, layout)), shard)
+    table = key_table(_keys(lab, name, layout))
+    data, bounds, _ = encode(offsets, _SETBIT, _ONE, table, shard, in_order=True)
+    return data, bounds
 
 
 def _check_items(items: object) -> np.ndarray:
@@ -392,7 +323,7 @@ def _load_bitfield(lab, name, layout, items, wire, batch, report) -> int:
     shard, offsets = _bits(layout, items)
     order = np.argsort(shard, kind="stable")
     shard, offsets = shard[order], offsets[order]
-    ops, bounds = encode_records(offsets, _SET_U1, _ONE)
+    ops, bounds, _ = encode(offsets, _SET_U1, _ONE, in_order=True)
     view = memoryview(ops)
     keys = [k.encode() for k in _keys(lab, name, layout)]
     n = shard.size

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.lab import guard, reference, resp_pipe
+from setlab.lab import guard, reference, resp_encode, resp_pipe
 from setlab.lab.backend import Lab
 from setlab.lab.reference import RunInfo
 from setlab.models.bloom_sim import BloomLayout
@@ -258,7 +258,7 @@ def measure(
     """
     if not lab.is_real or shutil.which("redis-cli") is None:
         raise ValueError("the mass-insertion benchmark needs a real Redis and redis-cli")
-    resp_pipe.encode_chunk(np.arange(3, dtype=np.uint64), b"", b"")  # compile before timing
+    resp_encode.encode(np.arange(3, dtype=np.uint64), b"", b"")  # compile before timing
     rng = np.random.default_rng(seed)
     setbit = rng.integers(0, 2**63, size=setbit_items, dtype=np.uint64)
     bf = rng.integers(0, 2**63, size=bf_items, dtype=np.uint64)

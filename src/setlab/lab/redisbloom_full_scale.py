@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.lab import guard, reference, resp_pipe
+from setlab.lab import guard, reference, resp_encode, resp_pipe
 from setlab.lab.backend import Lab
 from setlab.lab.redisbloom_runs import read_info, reserve
 from setlab.lab.reference import RunInfo
@@ -179,7 +179,7 @@ def measure(
     :func:`setlab.lab.reference.save`."""
     if not lab.has_redisbloom:
         raise ValueError("the full-scale seed 003 run needs a real Redis with RedisBloom")
-    resp_pipe.encode_chunk(np.arange(3, dtype=np.uint64), b"", b"")  # compile before timing
+    resp_encode.encode(np.arange(3, dtype=np.uint64), b"", b"")  # compile before timing
     rows = [load_one(lab, config, n, progress).__dict__ for config in configs]
     facts = {
         "items": n,
