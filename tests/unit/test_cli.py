@@ -89,10 +89,40 @@ def _bad(*args: str, stdin: str | None = None) -> str:
     return result.stderr.strip()
 
 
+def _calculators() -> list[str]:
+    from setlab.cli.calculators import CALCULATORS
+
+    return [c.name for c in CALCULATORS]
+
+
 SUBCOMMANDS = [
-    ["calc"], ["calc", "bloom"], ["calc", "cuckoo"], ["calc", "roaring"], ["calc", "set"],
-    ["calc", "hll"], ["advise"], ["backend"], ["doctor"],
+    ["calc"], *(["calc", name] for name in _calculators()), ["advise"], ["backend"], ["doctor"],
+    ["cleanup"], ["classroom"],
 ]  # fmt: skip
+
+
+def test_the_help_lists_every_calculator_of_the_one_table_and_every_widget_names_one(capsys):
+    """setlab calc's help and setlab's one-line summary both list the table; a widget that says
+    it shows what ``setlab calc X`` prints names a calculator of the table."""
+    import re
+    from pathlib import Path
+
+    import setlab.chapters
+    from setlab.cli.main import main
+
+    names = _calculators()
+    assert len(names) == len(set(names)) == 10
+    with pytest.raises(SystemExit):
+        main(["calc", "--help"])
+    listed = re.findall(r"^    (\S+)", capsys.readouterr().out, re.M)
+    assert listed == names
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    summary = " ".join(capsys.readouterr().out.split())
+    assert f"calc sizing calculators: {', '.join(names)}" in summary
+    widgets = sorted(Path(setlab.chapters.__file__).parent.glob("*/widget.py"))
+    named = {m for w in widgets for m in re.findall(r"setlab calc ([a-z-]+)", w.read_text())}
+    assert len(widgets) == 6 and named and named <= set(names)
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS, ids=" ".join)

@@ -1,8 +1,8 @@
 """The ``setlab`` command (also ``python -m setlab``).
 
-* ``setlab calc bloom|cuckoo|roaring|set|hll|birthday|setbit|…`` — the book's models as calculators
-  (:mod:`setlab.tools.calc`; numbers read by :mod:`setlab.core.quantities`); ``cuckoo-load``,
-  ``sharded-bloom`` and ``density`` are registered by :mod:`setlab.cli.widget_calc`;
+* ``setlab calc bloom|cuckoo|roaring|set|hll|cuckoo-load|sharded-bloom|density|birthday|setbit``
+  — the book's models as calculators, one table of them in :mod:`setlab.cli.calculators`
+  (engines in :mod:`setlab.tools.calc`; numbers read by :mod:`setlab.core.quantities`);
 * ``setlab advise FILE`` — read IDs (:mod:`setlab.models.ids`), histogram them
   (:mod:`setlab.tools.analysis`), price every structure for them and recommend one
   (:mod:`setlab.tools.advise`);
@@ -28,7 +28,15 @@ import os
 import sys
 from typing import Any, NoReturn
 
-from setlab.cli.options import count, emit, json_option, plain, typed
+from setlab.cli.options import (
+    format_option,
+    json_option,
+    max_ids_option,
+    plain,
+    progress_option,
+    redis_option,
+    typed,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -80,84 +88,6 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0 if doctor.ready(checks) else 1
 
 
-def _calc_bloom(args: argparse.Namespace) -> int:
-    from setlab.tools import calc
-
-    solution = calc.solve_bloom(args.n, args.p, args.m, args.k)
-    reports = [calc.bloom_report(solution)]
-    if args.redisbloom or args.expansion is not None or args.nonscaling:
-        reports.append(
-            calc.redisbloom_layout(
-                solution.n,
-                solution.p if args.p is None else args.p,
-                expansion=2 if args.expansion is None else args.expansion,
-                nonscaling=args.nonscaling,
-                load=args.load,
-            )
-        )
-    elif args.load is not None:
-        raise ValueError("--load is for the RedisBloom layout: add --redisbloom")
-    emit(args, reports)
-    return 0
-
-
-def _calc_cuckoo(args: argparse.Namespace) -> int:
-    from setlab.tools import calc
-
-    report = calc.cuckoo_sizing(
-        args.n, args.p, bucket_size=args.bucket_size, load=args.load,
-        fingerprint_bits=args.fingerprint_bits, max_iterations=args.max_iterations,
-    )  # fmt: skip
-    emit(args, [report])
-    return 0
-
-
-def _calc_roaring(args: argparse.Namespace) -> int:
-    from setlab.models.ids import read_ids
-    from setlab.tools import calc
-
-    if args.file is not None:
-        if args.count is not None or args.range is not None or args.dense:
-            raise ValueError("give a FILE or --count/--range/--dense, not both")
-        report = calc.roaring_from_ids(
-            read_ids(args.file, args.progress, args.format, args.max_ids)
-        )
-    else:
-        if args.count is None:
-            raise ValueError("give a FILE of IDs, or --count N (and --range LOW:HIGH)")
-        low, high = args.range or (0, 2**32)
-        report = calc.roaring_estimate(args.count, low, high, dense=args.dense, seed=args.seed)
-    emit(args, [report])
-    return 0
-
-
-def _calc_set(args: argparse.Namespace) -> int:
-    from setlab.models.ids import read_ids
-    from setlab.tools import calc
-
-    if args.file is not None:
-        if args.members is not None:
-            raise ValueError("give a FILE or --members N, not both")
-        report = calc.set_from_ids(
-            read_ids(args.file, args.progress, args.format, args.max_ids), args.redis
-        )
-    else:
-        if args.members is None:
-            raise ValueError("give a FILE of IDs, or --members N (with --type, --length)")
-        report = calc.set_estimate(
-            args.members, args.type, length=args.length, start=args.start, version=args.redis
-        )
-    emit(args, [report])
-    return 0
-
-
-def _calc_hll(args: argparse.Namespace) -> int:
-    from setlab.tools import calc
-
-    emit(args, [calc.hll_estimate(args.n)])
-    return 0
-
-
 def _advise(args: argparse.Namespace) -> int:
     from setlab.models.ids import read_ids
     from setlab.tools import advise, analysis
@@ -181,189 +111,17 @@ def _advise(args: argparse.Namespace) -> int:
 # -- the parser -----------------------------------------------------------------------------------
 
 
-def _progress_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None,
-        help="progress line on stderr while reading (default: when stderr is a terminal)",
-    )  # fmt: skip
-
-
-def _format_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--format", choices=("auto", "dec", "hex", "uuid"), default="auto",
-        help="the kind of ID in the file (default auto: the first ID decides, and a line of "
-        "another kind is an error)",
-    )  # fmt: skip
-
-
-def _max_ids_option(p: argparse.ArgumentParser) -> None:
-    from setlab.models.ids import MAX_IDS
-
-    p.add_argument(
-        "--max-ids", type=count("max-ids"), default=MAX_IDS, metavar="N",
-        help=f"stop with an error after more than N IDs (default {MAX_IDS:,}; an ID takes "
-        "about 9 bytes as read, and up to 18 more while the IDs are analysed)",
-    )  # fmt: skip
-
-
-def _redis_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--redis", choices=("7.0", "7.2"), default="7.0",
-                   help="Redis version of the SET model (7.0 exact, 7.2 modelled)")  # fmt: skip
-
-
 def _add_calc(sub: Any) -> None:
-    from setlab.core.quantities import parse_bits, parse_probability, parse_range
-    from setlab.tools.calc import MEMBER_TYPES
+    from setlab.cli.calculators import CALCULATORS, add_parsers
 
+    names = [c.name for c in CALCULATORS]
     calc = sub.add_parser(
-        "calc", help="sizing calculators: Bloom, cuckoo, Roaring, SET, HyperLogLog",
+        "calc", help=f"sizing calculators: {', '.join(names)}",
         description="Sizing calculators built on the book's models. Numbers may be written "
         "1.2e8, 120M, 120_000_000 or 2^32; rates 0.01, 1% or 1/100; sizes in bits or with a "
         "unit (128MiB, 1.5GB).",
     )  # fmt: skip
-    kinds = calc.add_subparsers(dest="calculator", required=True, metavar="{bloom,cuckoo,...}")
-
-    p = kinds.add_parser(
-        "bloom", help="solve a Bloom filter from any two or three of n, p, m, k",
-        description="Give any two or three of n, p, m, k and get the rest, with bits per item "
-        "against the lower bound log2(1/p). --redisbloom adds the chain BF.RESERVE builds.",
-    )  # fmt: skip
-    p.add_argument("-n", "--items", dest="n", type=count("n"), help="items (e.g. 1.2e8)")
-    p.add_argument(
-        "-p",
-        "--error",
-        dest="p",
-        type=typed(parse_probability, "p"),
-        help="false-positive rate at n items (e.g. 1%%)",
-    )
-    p.add_argument(
-        "-m",
-        "--size",
-        dest="m",
-        type=typed(parse_bits, "m"),
-        help="bits, or a size with a unit (e.g. 128MiB)",
-    )
-    p.add_argument("-k", "--hashes", dest="k", type=count("k"), help="hash functions")
-    p.add_argument(
-        "--redisbloom", action="store_true", help="also show RedisBloom's BF.RESERVE p n layout"
-    )
-    p.add_argument(
-        "--expansion",
-        type=count("expansion"),
-        help="RedisBloom EXPANSION (default 2; implies --redisbloom)",
-    )
-    p.add_argument("--nonscaling", action="store_true", help="RedisBloom NONSCALING")
-    p.add_argument(
-        "--load",
-        type=count("load", low=0),
-        help="items actually added, for the RedisBloom layout (default n)",
-    )
-    json_option(p)
-    p.set_defaults(func=_calc_bloom)
-
-    p = kinds.add_parser(
-        "cuckoo", help="size a cuckoo filter (and RedisBloom's CF.RESERVE)",
-        description="A cuckoo filter for n items at rate p: fingerprint bits, table, bytes, "
-        "the rate it reaches; then RedisBloom's CF with its fixed 8-bit fingerprints.",
-    )  # fmt: skip
-    p.add_argument("-n", "--items", dest="n", type=count("n"), required=True, help="items")
-    p.add_argument(
-        "-p",
-        "--error",
-        dest="p",
-        type=typed(parse_probability, "p"),
-        default=0.01,
-        help="target false-positive rate (default 1%%)",
-    )
-    p.add_argument(
-        "-b",
-        "--bucket-size",
-        type=count("bucket size"),
-        default=4,
-        help="slots per bucket (default 4)",
-    )
-    p.add_argument(
-        "--load",
-        type=typed(parse_probability, "load"),
-        help="highest load to plan for (default: the paper's for this bucket size)",
-    )
-    p.add_argument(
-        "-f",
-        "--fingerprint-bits",
-        type=count("fingerprint bits"),
-        help="fingerprint bits (default: enough for p)",
-    )
-    p.add_argument(
-        "--max-iterations",
-        type=count("max iterations"),
-        default=20,
-        help="RedisBloom MAXITERATIONS (default 20)",
-    )
-    json_option(p)
-    p.set_defaults(func=_calc_cuckoo)
-
-    p = kinds.add_parser(
-        "roaring", help="Roaring containers and bytes, from a count and range or a file",
-        description="Roaring bitmap size for COUNT IDs spread uniformly over a range (or dense), "
-        "or for the IDs in FILE (one per line, '-' for stdin).",
-    )  # fmt: skip
-    p.add_argument("file", nargs="?", help="file of IDs, one per line ('-' for stdin)")
-    p.add_argument("-n", "--count", type=count("count"), help="how many IDs")
-    p.add_argument(
-        "--range",
-        type=typed(parse_range, "range"),
-        help="LOW:HIGH the IDs fall in, half-open (default 0:2^32)",
-    )
-    p.add_argument("--dense", action="store_true", help="consecutive IDs instead of random")
-    p.add_argument("--seed", type=count("seed", low=0), default=0, help="random seed")
-    _format_option(p)
-    _max_ids_option(p)
-    _progress_option(p)
-    json_option(p)
-    p.set_defaults(func=_calc_roaring)
-
-    p = kinds.add_parser(
-        "set", help="what a Redis SET costs, by member type and Redis version",
-        description="Memory of a Redis SET (Redis 7.0 exact MEMORY USAGE, 7.2 modelled) of N "
-        "members of a type, or of the IDs in FILE as written.",
-    )  # fmt: skip
-    p.add_argument("file", nargs="?", help="file of IDs, one per line ('-' for stdin)")
-    p.add_argument("-n", "--members", type=count("members"), help="how many members")
-    p.add_argument("--type", choices=MEMBER_TYPES, default="int", help="member type (default int)")
-    p.add_argument(
-        "--length", type=count("length"), help="bytes per member (hex: 16, uuid: 36 by default)"
-    )
-    p.add_argument(
-        "--start",
-        type=count("start", low=0),
-        default=0,
-        help="first integer for --type int (default 0)",
-    )
-    _format_option(p)
-    _max_ids_option(p)
-    _redis_option(p)
-    _progress_option(p)
-    json_option(p)
-    p.set_defaults(func=_calc_set)
-
-    p = kinds.add_parser(
-        "hll", help="a HyperLogLog's memory and error for n distinct elements",
-        description="HyperLogLog (Redis 7.0): memory for N distinct elements, standard error, "
-        "and an exact SET of N integers beside it.",
-    )  # fmt: skip
-    p.add_argument(
-        "-n", "--items", dest="n", type=count("n"), required=True, help="distinct elements"
-    )
-    json_option(p)
-    p.set_defaults(func=_calc_hll)
-
-    from setlab.cli import widget_calc
-
-    widget_calc.add_parsers(kinds)
-
-    from setlab.cli import bitmap_calc
-
-    bitmap_calc.add_parsers(kinds)
+    add_parsers(calc.add_subparsers(dest="calculator", required=True, metavar="CALCULATOR"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -394,10 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="you only need how many distinct IDs, not membership",
     )
     p.add_argument("--plot", metavar="PNG", help="save the histograms to this PNG file")
-    _format_option(p)
-    _max_ids_option(p)
-    _redis_option(p)
-    _progress_option(p)
+    format_option(p)
+    max_ids_option(p)
+    redis_option(p)
+    progress_option(p)
     json_option(p)
     p.set_defaults(func=_advise)
 

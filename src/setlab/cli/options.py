@@ -1,8 +1,8 @@
 """What every ``setlab`` subcommand shares: argument types from setlab's parsers, the
 ``--json`` option, and printing reports as text or JSON.
 
-Its own module so the subcommands registered from other modules (:mod:`setlab.cli.bitmap_calc`,
-:mod:`setlab.cli.widget_calc`) use it without importing :mod:`setlab.cli.main`, which imports them.
+Its own module so :mod:`setlab.cli.calculators` and :mod:`setlab.cli.classroom` use it without
+importing :mod:`setlab.cli.main`, which imports them.
 """
 
 from __future__ import annotations
@@ -48,3 +48,33 @@ def count(name: str, low: int = 1) -> Any:
 
 def json_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def progress_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="progress line on stderr while reading (default: when stderr is a terminal)",
+    )  # fmt: skip
+
+
+def format_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format", choices=("auto", "dec", "hex", "uuid"), default="auto",
+        help="the kind of ID in the file (default auto: the first ID decides, and a line of "
+        "another kind is an error)",
+    )  # fmt: skip
+
+
+def max_ids_option(p: argparse.ArgumentParser) -> None:
+    from setlab.models.ids import MAX_IDS
+
+    p.add_argument(
+        "--max-ids", type=count("max-ids"), default=MAX_IDS, metavar="N",
+        help=f"stop with an error after more than N IDs (default {MAX_IDS:,}; an ID takes "
+        "about 9 bytes as read, and up to 18 more while the IDs are analysed)",
+    )  # fmt: skip
+
+
+def redis_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--redis", choices=("7.0", "7.2"), default="7.0",
+                   help="Redis version of the SET model (7.0 exact, 7.2 modelled)")  # fmt: skip
