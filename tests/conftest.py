@@ -83,6 +83,23 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     return OneWorkerModules(config, log)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+    """A failed test's report also says where each figure its failure names is defined
+    (tests/support/figure_names.py): a name built by an f-string is found by no grep."""
+    report = yield
+    if report.failed and report.when == "call":
+        from tests.support.figure_names import figure_locations
+
+        try:
+            lines = figure_locations(str(report.longrepr))
+        except Exception:  # the package itself is broken: the failure says so already
+            lines = []
+        if lines:
+            report.sections.append(("where the figures named above are defined", "\n".join(lines)))
+    return report
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("book") and not item.get_closest_marker("timeout"):

@@ -20,6 +20,7 @@ fingerprint) and read back by every later process of the same package.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -135,6 +136,16 @@ class Claim:
         return self.figures.fill(self.why)
 
 
+def _caller() -> str:
+    """``setlab/<path>.py:<line>`` of the first frame outside this module."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    path = frame.f_code.co_filename
+    at = path.rfind("/setlab/")
+    return f"{path[at + 1 :] if at >= 0 else path}:{frame.f_lineno}"
+
+
 class Figures:
     """The named figures and the claims of one chapter (see the module docstring).
 
@@ -145,6 +156,7 @@ class Figures:
     def __init__(self, chapter: str) -> None:
         self.chapter = chapter
         self._compute: dict[str, Callable[[], str]] = {}
+        self._where: dict[str, str] = {}
         self._values: dict[str, str] = {}
         self._cache: FigureCache | bool | None = False  # False: not opened yet
         self.claims: list[Claim] = []
@@ -164,8 +176,16 @@ class Figures:
         if not _NAME.match(name):
             raise ValueError(f"figure name must be lower-case words joined by '-'; got {name!r}")
         if name in self._compute:
-            raise ValueError(f"figure {name!r} is already defined in {self.chapter}")
+            raise ValueError(f"figure {name!r} is already defined at {self._where[name]}")
         self._compute[name] = compute
+        self._where[name] = _caller()
+
+    def where(self, name: str) -> str:
+        """Where the figure ``name`` was defined, ``setlab/<path>.py:<line>``: the line that
+        registered it, which a grep for a name built by an f-string would not find."""
+        if name not in self._where:
+            raise KeyError(f"{self.chapter} has no figure {name!r}")
+        return self._where[name]
 
     def __getitem__(self, name: str) -> str:
         if name not in self._compute:
@@ -178,7 +198,9 @@ class Figures:
                 text = self._compute[name]()
                 if not isinstance(text, str):
                     kind = type(text).__name__
-                    raise TypeError(f"figure {name!r} must compute a str, got {kind}")
+                    raise TypeError(
+                        f"figure {name!r} ({self._where[name]}) must compute a str, got {kind}"
+                    )
                 if self._cache:
                     self._cache.put(name, text)
             self._values[name] = text
