@@ -8,6 +8,8 @@ Seed 002 (a Bloom filter of WeChat openids in Redis): 800 million openids ("8亿
 
 from __future__ import annotations
 
+from setlab.models import bloom
+
 #: Seed 002's real population of openids (the load the fix and the bulk load are judged at).
 SEED_002_ITEMS = 8e8
 #: Items seed 002's layout was planned for ("to leave room").
@@ -20,3 +22,11 @@ SEED_002_PLAN_CONTAINERS, SEED_002_PLAN_K = 2**16, 15
 SEED_002_FIX_CONTAINERS, SEED_002_FIX_K = 2**17, 10
 #: Seed 002's target error rate.
 SEED_002_TARGET = 0.001
+
+
+def seed_002_fix_rate(items: float) -> float:
+    """Seed 002's fix (2^17 keys of 2^17 bits, 10 hashes) holding ``items`` openids: the mean
+    false-positive rate over its keys, by the formula (a fraction; binomial key loads,
+    :func:`setlab.models.bloom.sharded_fpr`). bloom-basics quotes it; nk-vs-m-saturation also
+    simulates it."""
+    return float(bloom.sharded_fpr(items, SEED_002_FIX_CONTAINERS, SEED_002_BITS, SEED_002_FIX_K))

@@ -25,12 +25,7 @@ from setlab.lab.bloom_filter import LookupRun, Seed004Check, openid_lookups, see
 from setlab.models import bitmap, bloom
 from setlab.models.bloom import format_rate
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
-from setlab.models.seeds import (
-    SEED_002_BITS,
-    SEED_002_FIX_CONTAINERS,
-    SEED_002_FIX_K,
-    SEED_002_PLANNED,
-)
+from setlab.models.seeds import SEED_002_PLANNED, seed_002_fix_rate
 from setlab.render.claims import Figures, Verdict
 
 FIGURES = Figures("bloom-basics")
@@ -142,12 +137,6 @@ def seed004() -> Seed004Check:
     return _on_embedded_lab(seed004_check)
 
 
-def fix_rate(items: float) -> float:
-    """Seed 002's fix (2^17 keys of 2^17 bits, 10 hashes) at ``items`` openids: the mean
-    false-positive rate over its keys, by the formula (nk-vs-m-saturation simulates it too)."""
-    return bloom.sharded_fpr(items, SEED_002_FIX_CONTAINERS, SEED_002_BITS, SEED_002_FIX_K)
-
-
 # -- figures --------------------------------------------------------------------------------------
 
 FIGURES.add("bb-stranger", lambda: demo().stranger)
@@ -159,8 +148,8 @@ FIGURES.add("bb-mem-01", lambda: format_bytes(bloom.size_for(SEED_002_MEMBERS, 0
 FIGURES.add("bb-left-1", lambda: format_count(SEED_002_DAILY * SEED_002_MISS_SHARE * 0.01))
 FIGURES.add("bb-run-through", lambda: format_rate(openid_run().through_rate))
 FIGURES.add("bb-run-expected", lambda: format_rate(openid_run().expected_rate))
-FIGURES.add("bb-fix-8e8", lambda: format_rate(fix_rate(SEED_002_MEMBERS)))
-FIGURES.add("bb-fix-2e9", lambda: format_rate(fix_rate(SEED_002_PLANNED)))
+FIGURES.add("bb-fix-8e8", lambda: format_rate(seed_002_fix_rate(SEED_002_MEMBERS)))
+FIGURES.add("bb-fix-2e9", lambda: format_rate(seed_002_fix_rate(SEED_002_PLANNED)))
 FIGURES.add("bb-java-element4", lambda: str(seed004().element4))
 FIGURES.add("bb-java-present", lambda: str(seed004().strangers_present))
 FIGURES.add("bb-java-strangers", lambda: str(seed004().strangers))

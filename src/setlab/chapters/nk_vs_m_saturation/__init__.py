@@ -30,6 +30,7 @@ from setlab.models.seeds import (
     SEED_002_PLAN_K,
     SEED_002_PLANNED,
     SEED_002_TARGET,
+    seed_002_fix_rate,
 )
 from setlab.models.seeds import SEED_002_ITEMS as SEED_002_REAL
 from setlab.render.claims import Figures, Verdict
@@ -105,7 +106,7 @@ def fix(queries: int = 2_000_000) -> tuple[FixRow, FixRow]:
         per = total / SEED_002_FIX_CONTAINERS
         items = round(per * 2**SIM_SHARD_BITS)
         simulated = bloom_sim.simulate_fpr(m, k, items, queries, seed=7, shard_bits=SIM_SHARD_BITS)
-        formula = bloom.sharded_fpr(total, SEED_002_FIX_CONTAINERS, m, k)
+        formula = seed_002_fix_rate(total)
         rows.append(FixRow(total, per, formula, simulated, bloom.optimal_k(m, per)))
     return rows[0], rows[1]
 
