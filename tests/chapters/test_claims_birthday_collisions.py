@@ -16,7 +16,7 @@ import pytest
 from setlab.chapters import birthday_collisions as chapter
 from setlab.render.claims import Verdict
 from setlab.site import registry
-from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
+from tests.chapters.test_claims_sentences import restated_here  # their tests are there
 
 #: seed 000 §3.4 as printed (typed here from the seed): (log2 M, users) → probability in percent
 SEED_000 = {
@@ -53,7 +53,7 @@ def _prints_as(value: Decimal, printed: str) -> bool:
 def test_every_claim_of_the_chapter_has_a_test_here():
     tested = {"000-table-cells", "000-table-2^20-1000", "000-table-2^20-100",
               "000-table-memory", "004-0.002pct", "004-36.84pct"}  # fmt: skip
-    assert {c.id for c in chapter.FIGURES.claims} - sentence_level("birthday-collisions") == tested
+    assert {c.id for c in chapter.FIGURES.claims} - restated_here("birthday-collisions") == tested
 
 
 def test_ten_of_the_twelve_cells_are_right_as_printed():

@@ -9,7 +9,7 @@ import pytest
 
 from setlab.chapters import bloom_basics
 from setlab.render.claims import Claim, Verdict
-from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
+from tests.chapters.test_claims_sentences import restated_here  # their tests are there
 
 
 def _claim(claim_id: str) -> Claim:
@@ -22,7 +22,7 @@ def _p(n: float, m: float, k: int) -> float:
 
 
 def test_the_chapter_checks_exactly_its_claims():
-    assert {c.id for c in bloom_basics.FIGURES.claims} - sentence_level("bloom-basics") == {
+    assert {c.id for c in bloom_basics.FIGURES.claims} - restated_here("bloom-basics") == {
         "002-30pct-misses", "002-error-k-m", "004-java-bloom-works",
         "002-one-lookup", "004-java-constructor", "004-1e6-bits-small", "004-murmur-variants",
     }  # fmt: skip

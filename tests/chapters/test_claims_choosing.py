@@ -16,7 +16,7 @@ import pytest
 from setlab.chapters import choosing
 from setlab.lab import reference
 from setlab.render.claims import Verdict
-from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
+from tests.chapters.test_claims_sentences import restated_here  # their tests are there
 
 CLAIMS = {c.id: c for c in choosing.FIGURES.claims}
 
@@ -30,7 +30,7 @@ def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
         "003-table-dense-roaring", "003-table-sparse-bloom", "003-table-deletes-set",
         "003-table-small-set", "003-table-count-hll", "003-histogram-first", "000-compact-rule",
     }  # fmt: skip
-    assert set(CLAIMS) - sentence_level("choosing") == tested
+    assert set(CLAIMS) - restated_here("choosing") == tested
 
 
 def test_dense_row_roaring_wins_through_runs_not_bitsets():

@@ -17,7 +17,7 @@ from redis.crc import key_slot as redis_py_key_slot
 from setlab.chapters import one_slow_command as chapter
 from setlab.models import like_workload
 from setlab.render.claims import Verdict
-from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
+from tests.chapters.test_claims_sentences import restated_here  # their tests are there
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = json.loads((ROOT / "src" / "setlab" / "data" / "stalls-reference.json").read_text())
@@ -53,7 +53,7 @@ def _busiest_share(keys: list[str], masters: int = 3) -> float:
 
 
 def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
-    assert set(CLAIMS) - sentence_level("one-slow-command") == {
+    assert set(CLAIMS) - restated_here("one-slow-command") == {
         "000-setbit-2e9-2-5s", "000-node-blocked", "000-hot-node", "000-set-spreads",
         "000-keys-blocks", "000-del-256mb-stall", "000-fork-big-key",
         "000-alloc-time-column", "000-setbit-2-31-256mb", "000-example-slots",

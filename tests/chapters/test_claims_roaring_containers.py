@@ -21,7 +21,7 @@ from pyroaring import BitMap, BitMap64
 from setlab.chapters import roaring_containers as chapter
 from setlab.render.claims import Verdict
 from setlab.site import registry
-from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
+from tests.chapters.test_claims_sentences import restated_here  # their tests are there
 
 CHUNK = 65_536
 BLOOM_1PCT_BYTES_PER_ID = -math.log(0.01) / math.log(2) ** 2 / 8  # optimal Bloom, in bytes
@@ -41,7 +41,7 @@ def _rows(method: str) -> dict[int, dict]:
 
 
 def test_the_chapter_registers_its_roaring_claims():
-    ids = {c.id for c in chapter.FIGURES.claims} - sentence_level("roaring-containers")
+    ids = {c.id for c in chapter.FIGURES.claims} - restated_here("roaring-containers")
     assert ids == {
         "000-roaring-2e9-2-bytes",
         "000-roaring-redisbloom-rb",

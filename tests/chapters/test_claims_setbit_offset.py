@@ -21,7 +21,7 @@ from setlab.lab import setbit
 from setlab.lab.reference import live_or_reference
 from setlab.models import bitmap
 from setlab.render.claims import Verdict
-from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
+from tests.chapters.test_claims_sentences import restated_here  # their tests are there
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = json.loads((ROOT / "src" / "setlab" / "data" / "setbit-reference.json").read_text())
@@ -44,7 +44,7 @@ def _as_seconds(text: str) -> float:
 
 
 def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
-    assert set(CLAIMS) - sentence_level("setbit-offset") == {
+    assert set(CLAIMS) - restated_here("setbit-offset") == {
         "000-first-setbit-1500ms", "000-later-setbit-20ms", "000-memory-256kb", "000-alloc-1e6",
         "000-alloc-1e8", "000-alloc-1e9", "000-alloc-2e9", "000-alloc-4e9",
         "000-setbit-complexity", "002-1e9-bits-128m", "002-max-2-32",

@@ -21,7 +21,7 @@ from setlab.lab import dense_map
 from setlab.models import snowflake
 from setlab.render.claims import Verdict
 from setlab.site import registry
-from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
+from tests.chapters.test_claims_sentences import restated_here  # their tests are there
 
 SEED_ID = 2051776854918803458  # seed 000 §4.1, typed here from the seed
 
@@ -41,7 +41,7 @@ def test_every_claim_of_the_chapter_has_a_test_here():
         "000-hash-destroys-order", "000-direct-error", "000-low-32-bits", "000-dense-mapping",
         "000-js-precision", "000-js-fix", "000-js-16-digits",
     }  # fmt: skip
-    assert {c.id for c in chapter.FIGURES.claims} - sentence_level("snowflake-ranges") == tested
+    assert {c.id for c in chapter.FIGURES.claims} - restated_here("snowflake-ranges") == tested
 
 
 def test_snowflake_layout_and_typical_id():

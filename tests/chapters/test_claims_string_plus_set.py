@@ -14,7 +14,7 @@ from setlab.chapters import string_plus_set as chapter
 from setlab.core.units import format_bytes
 from setlab.lab import like_service
 from setlab.render.claims import Verdict
-from tests.chapters.test_claims_sentences import sentence_level  # their tests are there
+from tests.chapters.test_claims_sentences import restated_here  # their tests are there
 
 CLAIMS = {c.id: c for c in chapter.FIGURES.claims}
 MiB = 2**20
@@ -26,7 +26,7 @@ NEW_KEY_AT_LEAST = 16 + 24 + 8 + 16
 
 
 def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
-    assert set(CLAIMS) - sentence_level("string-plus-set") == {
+    assert set(CLAIMS) - restated_here("string-plus-set") == {
         "000-sadd-atomic", "000-reload-on-null", "000-set-1e4-80kb", "000-set-1e8-2gb",
         "000-bitmap-1e8-12mb", "000-ttl-7-days",
     }  # fmt: skip

@@ -21,6 +21,7 @@ import pytest
 
 from setlab.render.claims import Figures, Verdict
 from setlab.site import registry
+from setlab.site.seed_sentences import SENTENCES
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
@@ -100,6 +101,24 @@ def test_a_claim_shown_in_another_chapter_is_in_that_chapters_table():
     for claim in registry.claims():
         for other in claim.also:
             assert claim.id in {c.id for c in registry.claims(other)}
+
+
+def _first_sentence(claim) -> tuple[str, int]:
+    """Where the claim's own seed first says it: its seed and the index of that sentence."""
+    return claim.seed, min(
+        i
+        for i, s in enumerate(SENTENCES)
+        if s.seed == claim.seed and claim.id in (*s.claims, *s.also)
+    )
+
+
+@pytest.mark.parametrize("slug", registry.CHAPTERS)
+def test_a_chapter_registers_its_claims_in_the_order_its_seeds_make_them(slug):
+    """claims.py reads like the seeds, and the verdict table (own claims and borrowed ones) too."""
+    own = [_first_sentence(c) for c in registry.figures(slug).claims]
+    assert own == sorted(own), f"reorder src/setlab/chapters/{slug.replace('-', '_')}/claims.py"
+    shown = [_first_sentence(c) for c in registry.claims(slug)]
+    assert shown == sorted(shown)
 
 
 def test_a_claims_figure_must_be_defined_on_its_chapter():

@@ -2,7 +2,8 @@
 
 - ``__init__``: the chapter's seed constants, figures (``FIGURES``), tables and experiments;
   a page imports it as ``chapter``.
-- ``sentences``: the registry entries of the seed sentences it judges one by one.
+- ``claims``: every claim it judges, its own and those of single seed sentences, in the order
+  the seeds make them (registered on ``FIGURES`` by the last line of ``__init__``).
 - ``plots``, ``widget``: the pictures only it draws and its in-page calculator, where it has them
   (and ``walls``, ``full_scale``: a split-off experiment).
 

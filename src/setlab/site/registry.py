@@ -70,14 +70,33 @@ def _all() -> tuple[Claim, ...]:
     return tuple(found)
 
 
+@cache
+def _first_said() -> dict[tuple[str, str], int]:
+    """(seed, claim id) → the index in :data:`SENTENCES` of the first sentence of that seed that
+    the claim answers (as its own entry or under ``also``)."""
+    first: dict[tuple[str, str], int] = {}
+    for i, sentence in enumerate(SENTENCES):
+        for claim_id in (*sentence.claims, *sentence.also):
+            first.setdefault((sentence.seed, claim_id), i)
+    return first
+
+
+def seed_order(claim: Claim) -> tuple[str, int, str]:
+    """Sort key of the order the seeds make their claims: by seed, then where its seed first
+    says it (its sentence in :data:`SENTENCES`), then section. The errata, the verdict tables
+    and each chapter's ``claims.py`` follow it."""
+    return claim.seed, _first_said().get((claim.seed, claim.id), len(SENTENCES)), claim.section
+
+
 def claims(chapter: str | None = None) -> list[Claim]:
-    """Every registered claim, or those a chapter's verdict table shows (its own, and those of
-    other chapters that name it in ``also``)."""
+    """Every registered claim in book order, or, in seed order (:func:`seed_order`), those a
+    chapter's verdict table shows (its own, and those of other chapters that name it in
+    ``also``)."""
     if chapter is None:
         return list(_all())
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter must be one of {', '.join(CHAPTERS)}; got {chapter!r}")
-    return [c for c in _all() if chapter in (c.chapter, *c.also)]
+    return sorted((c for c in _all() if chapter in (c.chapter, *c.also)), key=seed_order)
 
 
 def verdict_table(chapter: str) -> str:
@@ -126,12 +145,7 @@ def errata_markdown() -> str:
         "| seed | claim | their figure | ours | verdict | chapter |",
         "|:--|:--|:--|:--|:--|:--|",
     ]
-    first: dict[tuple[str, str], int] = {}  # where the claim's own seed first says it
-    for i, sentence in enumerate(SENTENCES):
-        for claim_id in (*sentence.claims, *sentence.also):
-            first.setdefault((sentence.seed, claim_id), i)
-    last = len(SENTENCES)
-    for c in sorted(claims(), key=lambda c: (c.seed, first.get((c.seed, c.id), last), c.section)):
+    for c in sorted(claims(), key=seed_order):
         tag = (
             f'<span class="errata-row" data-claim="{c.id}" data-seed="{c.seed}" '
             f'data-chapter="{c.chapter}" data-verdict="{c.verdict.value}"></span>'

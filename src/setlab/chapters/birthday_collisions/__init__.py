@@ -15,7 +15,8 @@ from functools import cache
 
 import numpy as np
 
-from setlab.chapters.birthday_collisions import sentences as birthday_collisions_sentences
+from setlab.chapters.birthday_collisions import claims
+from setlab.chapters.birthday_collisions.claims import SEED_000_TABLE, SEED_004_SIZED
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int
@@ -52,17 +53,8 @@ FIGURES = Figures("birthday-collisions")
 
 # -- the seeds' figures ------------------------------------------------------------------------
 
-#: Seed 000 §3.4 as printed: (log2 M, users per item) → collision probability.
-SEED_000_TABLE: dict[tuple[int, int], str] = {
-    (32, 100): "0.0001%", (32, 1000): "0.01%", (32, 10000): "1.2%",
-    (28, 100): "0.002%", (28, 1000): "0.19%", (28, 10000): "17%",
-    (24, 100): "0.03%", (24, 1000): "3%", (24, 10000): "95%",
-    (20, 100): "0.48%", (20, 1000): "100%", (20, 10000): "100%",
-}  # fmt: skip
-#: Seed 004 §2–3: 100,000 UUIDs, and the two "collision rates" it prints for them.
+#: Seed 004 §2–3: 100,000 UUIDs (the two "collision rates" it prints are in claims.py).
 SEED_004_N = 100_000
-SEED_004_UNLIMITED = "0.002%"
-SEED_004_SIZED = "36.84%"
 #: The item whose likes the chapter replays: the ID in seed 000 §1 (and §4.1).
 ITEM_ID = SEED_000_ID
 
@@ -385,64 +377,6 @@ FIGURES.add("bd-ex1-n", lambda: f"{max_users(2**20, 0.5):,}")
 FIGURES.add("bd-ex1-rule", lambda: f"{math.sqrt(2 * math.log(2) * 2**20):,.1f}")
 
 
-# -- claims ----------------------------------------------------------------------------------------
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
-FIGURES.claim(
-    "000-table-cells", "000", "§3.4",
-    "Collision probabilities for M = 2^32…2^20 and 100/1,000/10,000 users.",
-    "12 cells",
-    "{bd-right-cells} right as printed",
-    Verdict.CORRECT,
-    "The birthday formula, rounded to the seed's precision, gives the same figure in every cell "
-    "but the two below.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-table-2^20-1000", "000", "§3.4",
-    "M = 2^20, 1,000 users per item: a collision is certain.",
-    SEED_000_TABLE[20, 1000],
-    "{bd-wrong-exact}",
-    Verdict.WRONG,
-    f"Only n²/M = {FIGURES['bd-wrong-n2m']} prints as 100%: the pair count without its ½ (and "
-    "no 1 − e^−x), i.e. twice the union bound.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-table-2^20-100", "000", "§3.4",
-    "M = 2^20, 100 users per item.",
-    SEED_000_TABLE[20, 100],
-    "{bd-rough-exact}",
-    Verdict.IMPRECISE,
-    f"{SEED_000_TABLE[20, 100]} is n²/2M = {FIGURES['bd-rough-n2']}: n² ordered pairs instead "
-    f"of n(n−1)/2 unordered ones ({FIGURES['bd-rough-high']} too high).",
-)  # fmt: skip
-FIGURES.claim(
-    "000-table-memory", "000", "§3.4",
-    "First allocation: 512 MB, 32 MB, 2 MB, 128 KB for M = 2^32…2^20.",
-    "M/8 bytes",
-    "{bd-size-2-32} at most, {bd-mean-2-32} on average (M = 2^32)",
-    Verdict.IMPRECISE,
-    "M/8 is the most a first SETBIT can allocate; a uniformly hashed first offset allocates half "
-    "that on average.",
-)  # fmt: skip
-FIGURES.claim(
-    "004-0.002pct", "004", "§3",
-    "100,000 UUIDs hashed by murmur3 x86_32 with no size limit collide 0.002%.",
-    SEED_004_UNLIMITED,
-    "{bd-004-lost32} ± {bd-004-sd32} of 100,000 lost ({bd-004-rate32}); P(any) {bd-004-pany32}",
-    Verdict.IMPRECISE,
-    "It is one run's lost fraction, 2 of 100,000 (the seed's BITCOUNT of 99,998): consistent "
-    "with the model, but two events cannot measure a rate, and a collision somewhere is more "
-    "likely than not.",
-    also=("bloom-basics",),
-)  # fmt: skip
-FIGURES.claim(
-    "004-36.84pct", "004", "§3",
-    "100,000 UUIDs into 100,000 slots collide 36.84%.",
-    SEED_004_SIZED,
-    "{bd-004-empty} ± {bd-004-sd-empty} expected",
-    Verdict.CORRECT,
-    f"(1 − 1/n)^n ≈ 1/e of the slots stay empty, so as many items are lost; 36.84% is "
-    f"{FIGURES['bd-004-z']} standard deviations from that: an ordinary run.",
-    also=("bloom-basics",),
-)  # fmt: skip
-
-birthday_collisions_sentences.register(FIGURES)  # one registry entry per seed sentence
+claims.register(FIGURES)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from setlab.chapters.bloom_basics import sentences as bloom_basics_sentences
+from setlab.chapters.bloom_basics import claims
 from setlab.core.hashing import murmur3_32_rows, murmur3_x64_128_rows
 from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
@@ -26,7 +26,7 @@ from setlab.models import bitmap, bloom
 from setlab.models.bloom import format_rate
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 from setlab.models.seeds import SEED_002_PLANNED, seed_002_fix_rate
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 
 FIGURES = Figures("bloom-basics")
 
@@ -155,42 +155,7 @@ FIGURES.add("bb-java-present", lambda: str(seed004().strangers_present))
 FIGURES.add("bb-java-strangers", lambda: str(seed004().strangers))
 FIGURES.add("bb-java-bits", lambda: str(seed004().bits_set))
 
-# -- claims ---------------------------------------------------------------------------------------
-
-FIGURES.claim(
-    "002-30pct-misses", "002", "intro",
-    "30% of the 10 million daily lookups ask for openids that do not exist: about 3 million "
-    "wasted MySQL queries a day, which a Bloom filter can stop.",
-    "3M wasted queries/day",
-    "{bb-wasted}; a 1% filter for 8 × 10^8 openids costs {bb-mem-1} and lets {bb-left-1} a day "
-    "through",
-    Verdict.CORRECT,
-    "The filter pays for itself when a MySQL miss costs more than a Redis lookup.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-error-k-m", "002", "intro",
-    "The false-positive rate depends on the number of hash functions and the bit array's length.",
-    "k and m",
-    "on k, m and n: 2^17 bits, k = 10: {bb-fix-8e8} at 8 × 10^8 items over 2^17 keys, "
-    "{bb-fix-2e9} at 2 × 10^9",
-    Verdict.IMPRECISE,
-    "It also depends on how many items are in (the fill k·n/m): the same k and m go from fine to "
-    "useless as n grows.",
-)  # fmt: skip
-FIGURES.claim(
-    "004-java-bloom-works", "004", "§3",
-    'The Java BloomFilter (size 10,000, 3 hash functions) answers contains("element4") = false '
-    "after adding element1–3.",
-    "element4 → false",
-    "element4 → {bb-java-element4}; {bb-java-present} of {bb-java-strangers} never-added strings "
-    "present; {bb-java-bits} bits set in all",
-    Verdict.WRONG,
-    "Its 'hash functions' are random numbers drawn once and never look at the element: every add "
-    "sets the same bits.",
-)  # fmt: skip
-
-
-# -- the rest of seed 002's intro and seed 004 §3–4 (every seed sentence) ------------------------
+# -- the rest of seed 002's intro and seed 004 §3–4 -----------------------------------------------
 
 #: Seed 004 §3: the constructor the Java class declares, and the call its test makes.
 SEED_004_DECLARED = "public BloomFilter(String filterKey, int size, int numHashFunctions)"
@@ -215,39 +180,7 @@ FIGURES.add("bb-k-probes", lambda: str(bloom.size_for(SEED_002_MEMBERS, 0.001).k
 FIGURES.add("bb-1e6-usage", lambda: format_bytes(bitmap.first_setbit_memory_usage(10**6 - 1)))
 FIGURES.add("bb-murmur-both", _murmur_both)
 
-FIGURES.claim(
-    "002-one-lookup", "002", "intro",
-    "A membership check needs only one lookup in the bit array, not a walk over the set.",
-    "one lookup",
-    "k probes: {bb-k-probes} GETBITs for 8 × 10^8 openids at 0.1%",
-    Verdict.IMPRECISE,
-    "No walk over the set, right; but one probe per hash function, each a GETBIT unless they are "
-    "pipelined or scripted.",
-)  # fmt: skip
-FIGURES.claim(
-    "004-java-constructor", "004", "§3",
-    "The test builds the filter with new BloomFilter(redisTemplate, \"bloomFilter\", 10000, 3).",
-    "4 arguments",
-    "declared with {bb-java-declared} parameters, called with {bb-java-passed}",
-    Verdict.WRONG,
-    "The class does not compile as printed: the constructor takes no RedisTemplate.",
-)  # fmt: skip
-FIGURES.claim(
-    "004-1e6-bits-small", "004", "§3",
-    "A compact bitmap of 1,000,000 bits needs very little memory.",
-    "very little",
-    "{bb-1e6-usage} MEMORY USAGE",
-    Verdict.CORRECT,
-    "10^6 bits are 125,000 bytes; the allocator class adds a few KiB.",
-)  # fmt: skip
-FIGURES.claim(
-    "004-murmur-variants", "004", "§4",
-    "Murmur3 hash_x86_32 is the hash for 32-bit machines and hash_x64_128 for 64-bit ones.",
-    "x86_32 on 32-bit, x64_128 on 64-bit",
-    "both run anywhere, different values: {bb-murmur-both}",
-    Verdict.IMPRECISE,
-    "The names say which CPU each is fast on; they are two different hashes (32 and 128 bits), "
-    "so a filter must keep one.",
-)  # fmt: skip
 
-bloom_basics_sentences.register(FIGURES)  # one registry entry per seed sentence
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

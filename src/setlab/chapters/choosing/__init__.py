@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from setlab.chapters.choosing import sentences as choosing_sentences
+from setlab.chapters.choosing import claims
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_bytes_si, format_count
 from setlab.core.validate import check_int
@@ -32,7 +32,7 @@ from setlab.models import bloom, redis_memory
 from setlab.models.hyperloglog import HLL_STANDARD_ERROR
 from setlab.models.ids import IDs, from_integers, set_members, texts
 from setlab.models.snowflake import SEED_000_ID
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 from setlab.tools import advise
 from setlab.tools.advise import Advice, Needs
 from setlab.tools.analysis import synthetic
@@ -416,79 +416,7 @@ def _check_reference() -> str:
 FIGURES.add("ch-check-run", lambda: SetMemoryReference.load().run.label)
 
 
-# -- claims ---------------------------------------------------------------------------------------
-
-FIGURES.claim(
-    "003-table-dense-roaring", "003", "selection table",
-    "Dense IDs within 32 bits (orders, auto-increment): a Roaring bitmap, 12.5 MB per 10^8 "
-    "IDs, exact and deletable.",
-    "Roaring, 12.5 MB / 10^8",
-    "{ch-dense-count} consecutive IDs: Roaring {ch-dense-roaring-plain} as bitsets, "
-    "{ch-dense-roaring} after run_optimize(); plain bitmap {ch-dense-plain}; "
-    "advisor: {ch-dense-pick}",
-    Verdict.OTHER_REASON,
-    "Roaring is the pick, but because consecutive IDs collapse into run containers; at "
-    "12.5 MB of bitsets a plain Redis bitmap costs the same without a module.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-table-sparse-bloom", "003", "selection table",
-    "Sparse 64-bit insert-only IDs: a Bloom filter; 1.2 bytes per element is about the "
-    "ceiling (as good as it gets).",
-    "Bloom, 1.2 B / element",
-    "{ch-sparse64-count} device IDs: Bloom filter {ch-sparse64-bloom}, Roaring bitmap "
-    "{ch-sparse64-roaring}, Redis SET {ch-sparse64-redis}; advisor: {ch-sparse64-pick}",
-    Verdict.IMPRECISE,
-    "Bloom is the pick, but {ch-bloom-bytes} is its price at 1%, not a limit: any "
-    "structure needs {ch-floor} at 1%, and a lower error costs more.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-table-deletes-set", "003", "selection table",
-    "Deletes needed and up to 5 × 10^7 IDs: a cuckoo filter, or simply a Redis SET (do not "
-    "optimise early).",
-    "Cuckoo or SET",
-    "{ch-deletes-count} device IDs: Redis SET {ch-deletes-redis}, Roaring bitmap "
-    "{ch-deletes-roaring}, cuckoo filter {ch-deletes-cuckoo}; advisor: {ch-deletes-pick}",
-    Verdict.WRONG,
-    "The cuckoo filter is right; the SET is seed 003's own 12 GB problem at a smaller "
-    "scale, dozens of times the filter: not an early optimisation.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-table-small-set", "003", "selection table",
-    "Below ten million IDs: a Redis SET or intset; the memory saved does not pay for the "
-    "operations.",
-    "SET / intset",
-    "{ch-small-count} integer IDs: Redis SET {ch-small-redis}, Roaring bitmap "
-    "{ch-small-roaring}, Bloom filter {ch-small-bloom} (an intset stops at {ch-intset} "
-    "members); advisor: {ch-small-pick}",
-    Verdict.WRONG,
-    "An intset cannot hold ten million members by default, and as a hash table the SET "
-    "costs dozens of times an exact Roaring bitmap.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-table-count-hll", "003", "selection table",
-    "Only the count (UV), 1% error allowed: HyperLogLog, which counts but cannot test "
-    "membership.",
-    "HyperLogLog, 12 KB",
-    "HyperLogLog {ch-count-hyperloglog} for {ch-count-count} IDs, ±{ch-hll-error}; smallest "
-    "exact {ch-count-exact}; advisor: {ch-count-pick}",
-    Verdict.CORRECT,
-    "Orders of magnitude below any exact structure; its '12 KB' itself is checked in the "
-    "HyperLogLog chapter.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-histogram-first", "003", "closing",
-    "Look at how your IDs are distributed (draw a histogram) before choosing a structure.",
-    "histogram first",
-    "same advisor, same scale: {ch-dense-pick} for {ch-dense-count} consecutive IDs "
-    "({ch-dense-exact-per} per ID exact), {ch-sparse64-pick} for {ch-sparse64-count} hashed "
-    "64-bit IDs ({ch-sparse64-exact-per} per ID exact)",
-    Verdict.CORRECT,
-    "At the same count the cheapest exact structure differs by orders of magnitude per ID "
-    "with the IDs' shape, and the pick changes with it.",
-)  # fmt: skip
-
-
-# -- seed 000 §8.4's rule for bitmaps (every seed sentence) ---------------------------------------
+# -- seed 000 §8.4's rule for bitmaps -------------------------------------------------------------
 
 #: Seed 000's dense example: 10^8 users with consecutive IDs.
 SEED_000_DENSE_USERS = 100_000_000
@@ -506,15 +434,7 @@ FIGURES.add(
     lambda: format_bytes(redis_memory.bitmap_cost([SEED_000_DENSE_USERS - 1]).memory_usage),
 )
 
-FIGURES.claim(
-    "000-compact-rule", "000", "§8.4",
-    "Use a bitmap only when offsets are compact small integers (within tens of thousands).",
-    "within tens of thousands",
-    "density, not size: a bitmap beats a SET once {ch-bitmap-breakeven} offsets is set; "
-    "10^8 dense IDs fit in {ch-dense-1e8-bitmap}",
-    Verdict.WRONG,
-    "A SET member costs tens of bytes, a bitmap one bit per possible offset: what matters is the "
-    "share of offsets in use, not how large they are.",
-)  # fmt: skip
 
-choosing_sentences.register(FIGURES)  # one registry entry per seed sentence
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

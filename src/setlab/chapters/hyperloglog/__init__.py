@@ -17,13 +17,14 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from setlab.chapters.hyperloglog import claims
 from setlab.core.figure_cache import kept
 from setlab.core.hashing import murmur64a, murmur64a_rows
 from setlab.core.units import format_bytes
 from setlab.lab.hll_runs import HllGrowthRow, HyperLogLogReference, WeekResult, ZeroReplies
 from setlab.models import hyperloglog as hll
 from setlab.models.redis_memory import as_bytes
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 from setlab.render.plots import (
     PALETTE,
     bytes_axis,
@@ -246,37 +247,6 @@ def _zero_first() -> str:
     return f"{ref.zeros(0, 10).zero_replies + ref.zeros(10, 100).zero_replies}"
 
 
-# -- claims -------------------------------------------------------------------------------------
-
-FIGURES.claim("003-hll-12kb", "003", "selection table",
-    "HyperLogLog costs a fixed 12 KB, whatever the count.",
-    "12KB fixed",
-    "{hll-register-bytes} of registers in a {hll-alloc} allocation (MEMORY USAGE {hll-dense}); "
-    "{hll-100} at 100 readers",
-    Verdict.IMPRECISE,
-    "12 KB is the dense register array; jemalloc hands out 14 KiB for it, and below {hll-dense-at} "
-    "distinct elements the sparse encoding is far smaller.")  # fmt: skip
-
-FIGURES.claim("003-hll-1pct", "003", "selection table",
-    "HyperLogLog counts distinct elements within 1% error.",
-    "1%",
-    "standard error {hll-se}; {hll-beyond-1} of counts of 10^6 off by more than 1% "
-    "({hll-trials} seeded sketches)",
-    Verdict.IMPRECISE,
-    "0.81% is one standard deviation, not a bound: about one count in five misses by more than "
-    "1%, one in 500 by more than 2.5%.")  # fmt: skip
-
-FIGURES.claim("003-hll-no-membership", "003", "selection table",
-    "HyperLogLog cannot answer “have I seen this?”; code that relies on it passes tests without "
-    "duplicates and fails in production.",
-    "only cardinality",
-    "PFADD replied 0 (“nothing changed”) for {hll-zero-late} of brand-new readers between 10^4 "
-    "and 10^5, and for {hll-zero-first} of the first 100 (reference run)",
-    Verdict.CORRECT,
-    "PFADD's reply says whether a register grew; once registers are full, most new elements "
-    "change nothing, so they look like repeats.")  # fmt: skip
-
-
 # -- tables -------------------------------------------------------------------------------------
 
 
@@ -419,3 +389,8 @@ def error_figure(errors: dict[int, np.ndarray], hashed: np.ndarray) -> Figure:
     ax.plot([], [], color=PALETTE[3], ls="--", lw=1, label=standard)
     legend_below(ax)
     return describe(fig, "The error stays within a few standard errors at every size.")
+
+
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
-from setlab.chapters.nk_vs_m_saturation import sentences as nk_vs_m_saturation_sentences
+from setlab.chapters.nk_vs_m_saturation import claims
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_count
 from setlab.lab.redisbloom_full_scale import FullScale003, FullScaleRow
@@ -33,7 +33,7 @@ from setlab.models.seeds import (
     seed_002_fix_rate,
 )
 from setlab.models.seeds import SEED_002_ITEMS as SEED_002_REAL
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 from setlab.render.plots import count_axis, describe, legend_below, new_figure, share_axis
 
 FIGURES = Figures("nk-vs-m-saturation")
@@ -222,63 +222,7 @@ FIGURES.add(
     lambda: format_rate(bloom.fpr(1.5 * overfill().capacity, overfill().bits, SEED_003_K)),
 )
 
-# -- claims ---------------------------------------------------------------------------------------
-
-FIGURES.claim(
-    "002-15-hashes-over-50pct", "002", "§6",
-    "15 hashes with about 30,000 items in a 2^17-bit container give over 50% false positives.",
-    "over 50%",
-    "{nk-plan-fpr} ({nk-plan-n} items a container, {nk-plan-fill} of the bits set)",
-    Verdict.CORRECT,
-    "At k·n/m ≈ {nk-plan-load} the container is nearly full, and every probe finds a set bit.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-15-hashes-0.1pct", "002", "§6",
-    "15 hashes give a 0.1% error for that container (the answer ChatGPT gave).",
-    "15 hashes → 0.1%",
-    "best k is {nk-plan-bestk}, reaching {nk-plan-bestp}; 0.1% needs {nk-bits-needed} bits a "
-    "container",
-    Verdict.WRONG,
-    "No k reaches 0.1% at about {nk-plan-ratio} bits per item: the container is too small, not "
-    "the hashes too few.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-nk-le-m", "002", "§6",
-    "n·k must not exceed m (or not by much).",
-    "n·k ≤ m",
-    "at n·k = m the filter is {nk-fill-at-rule} full and the rate is 0.632^k ({nk-rule-p10} at "
-    "k = 10); the best load is n·k/m = ln 2 = {nk-best-load}",
-    Verdict.IMPRECISE,
-    "A ceiling, not a target: at the limit the filter is well past its best fill.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-fix-verified", "002", "§7",
-    "2^17 containers with 10 hashes give 0.1%, as the formula says and a test verified.",
-    "0.1%",
-    "{nk-fix-8e8} at the real 8 × 10^8; {nk-fix-2e9} at the planned 2 × 10^9",
-    Verdict.DEPENDS,
-    "Right for the load tested, wrong for the load the layout was planned for.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-sizing-137mib", "003", "sizing",
-    "For 1.2 × 10^8 items at 1%: m ≈ 1.15 × 10^9 bits ≈ 137 MiB, 9.6 bits per item, k = 7.",
-    "137 MiB, 9.6 bits/item, k = 7",
-    "{nk-003-bytes}, {nk-003-bpi} bits per item, k = {nk-003-k}; loaded at full scale into "
-    "RedisBloom (reference run): {nk-003-measured}, {nk-003-measured-fpr} false positives",
-    Verdict.CORRECT,
-    "The textbook formulas, applied correctly, and what RedisBloom really allocates.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-overfill-15.7pct", "003", "坑一",
-    "Sized for 10^8 items and filled with 2 × 10^8, the filter's rate is 15.7%.",
-    "15.7%",
-    "{nk-003-over} (m/n = {nk-003-over-ratio}, k = 7)",
-    Verdict.CORRECT,
-    "Past capacity the rate grows roughly like the load to the power k.",
-)  # fmt: skip
-
-
-# -- the rest of seed 002 §6–7 and seed 003 坑一 (every seed sentence) ---------------------------
+# -- the rest of seed 002 §6–7 and seed 003 坑一 -----------------------------------------------
 
 #: Seed 003 坑一: BF.RESERVE key 0.01 150000000 (seed 002 §6's "预留一倍空间 → 20 亿" is
 #: :data:`SEED_002_PLANNED`).
@@ -300,51 +244,8 @@ FIGURES.add(
     lambda: format_rate(bloom.fpr(SEED_003_FILLED, _reserve_bits(), SEED_003_K)),
 )
 
-FIGURES.claim(
-    "002-container-arith", "002", "§6",
-    "2 × 10^9 items over 2^16 containers is about 3w each; 2^17 bits hold 13w; 15 hashes × 3w "
-    "= 45w bit writes into one container.",
-    "3w, 13w, 45w",
-    "{nk-plan-n} a container, 2^17 = {nk-2-17} bits, 15 × n = {nk-15n}",
-    Verdict.CORRECT,
-    "The arithmetic holds; 45w writes into 13w bits is why the plan fails.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-2-16-65525", "002", "§6–7",
-    "2^16 = 65525 containers (and later 65535).",
-    "65525 / 65535",
-    "2^16 = {nk-2-16}",
-    Verdict.WRONG,
-    "A typo, twice: 2^16 is {nk-2-16}; the per-container load uses the right value.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-doubled-20yi", "002", "§6",
-    "8 × 10^8 openids with room for as many again gives a 2 × 10^9 filter.",
-    "2 × 10^9 (20 亿)",
-    "8 × 10^8 doubled is {nk-doubled}",
-    Verdict.IMPRECISE,
-    "Doubling gives {nk-doubled}; the plan rounds it up to 2 × 10^9.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-one-in-six", "003", "坑一",
-    "At 15.7% one device in six is wrongly taken for one already reached.",
-    "1 in 6",
-    "1 in {nk-one-in}",
-    Verdict.CORRECT,
-    "1 / 15.7% rounds to 6.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-reserve-1.5x", "003", "坑一",
-    "Set capacity to at least 1.5× the peak: the third argument of BF.RESERVE key 0.01 "
-    "150000000.",
-    "1.5× peak, 150000000",
-    "capacity is that argument, but 2 × 10^8 in a fixed 1.5 × 10^8 filter gives "
-    "{nk-reserve-over}",
-    Verdict.IMPRECISE,
-    "1.5 × 10^8 is 1.5× the old capacity, not 1.5× the 2 × 10^8 peak the seed just met.",
-)  # fmt: skip
 
-# -- seed 002 §4–§9's sharding arithmetic (every seed sentence) -----------------------------------
+# -- seed 002 §4–§9's sharding arithmetic ---------------------------------------------------------
 
 #: Seed 002 §4: the worked example, 821697800 = 0x30FA1D08.
 SEED_002_EXAMPLE = 821_697_800
@@ -360,35 +261,6 @@ FIGURES.add(
 FIGURES.add("nk-more-keys", lambda: f"{2**17 - 2**16:,}")
 FIGURES.add("nk-multi-days", lambda: f"{SEED_002_PIPE_HOURS * SEED_002_MULTI_FACTOR / 24:.0f} days")
 
-FIGURES.claim(
-    "002-hex-example", "002", "§4–5",
-    "821697800 is 0x30FA1D08: high 16 bits 30FA pick the container, low 16 bits 1D08 = 7432 "
-    "index it (hash >> 16, hash & 0xFFFF).",
-    "30FA / 1D08 = 7432",
-    "{nk-hex-split}",
-    Verdict.CORRECT,
-    "The shift and the mask split a 32-bit hash exactly as printed.",
-    also=("sharded-bloom",),
-)  # fmt: skip
-FIGURES.claim(
-    "002-6w-keys", "002", "§8",
-    "Going from 2^16 to 2^17 containers adds only about 6w keys.",
-    "6w",
-    "{nk-more-keys} more keys",
-    Verdict.CORRECT,
-    "2^17 − 2^16 = 2^16 keys, a small keyspace for Redis.",
-    also=("sharded-bloom",),
-)  # fmt: skip
-FIGURES.claim(
-    "002-multi-a-month", "002", "§9",
-    "20 hours pipelined means about a month with MULTI.",
-    "about a month",
-    "20 h × 50 = {nk-multi-days}",
-    Verdict.IMPRECISE,
-    "The seed's own two figures multiply to {nk-multi-days}, not a month; its 50× is judged in "
-    "sharded-bloom.",
-    also=("sharded-bloom",),
-)  # fmt: skip
 
 # -- plots --------------------------------------------------------------------------------------
 
@@ -495,4 +367,6 @@ def plot_overfill(capacity: int, bits: int, queries: int) -> Figure:
     return describe(fig, "Past its capacity the rate climbs fast, whatever k.")
 
 
-nk_vs_m_saturation_sentences.register(FIGURES)  # one registry entry per seed sentence
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

@@ -13,7 +13,7 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
-from setlab.chapters.one_slow_command import sentences as one_slow_command_sentences
+from setlab.chapters.one_slow_command import claims
 from setlab.core.units import format_bytes, format_duration
 from setlab.lab.reference import Measurement, beside
 from setlab.lab.stalls import (
@@ -25,7 +25,7 @@ from setlab.lab.stalls import (
     biggest_delete,
 )
 from setlab.models import bitmap, cluster_slots, like_workload
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 from setlab.render.plots import bytes_axis, new_figure, seconds_axis
 
 FIGURES = Figures("one-slow-command")
@@ -114,69 +114,7 @@ FIGURES.add("osc-fork-mem", lambda: format_bytes(reference().forks[-1].used_memo
 FIGURES.add("osc-fork-key", lambda: format_bytes(reference().forks[-1].big_key_bytes))
 
 
-# -- claims ------------------------------------------------------------------------------------
-
-FIGURES.claim(
-    "000-setbit-2e9-2-5s", "000", "§5.1",
-    "A first SETBIT at offset 2,147,483,648 (256 MB) takes 2–5 seconds.",
-    "2–5 s",
-    "{osc-seed-setbit}",
-    Verdict.DEPENDS,
-    "Zeroing 256 MiB takes well under a second on the reference machine; seconds need "
-    "a slower or memory-starved host.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-node-blocked", "000", "§5.1",
-    "While the big SETBIT runs, the node answers no other request.",
-    "all clients wait",
-    "worst GET {osc-top-worst} behind a {osc-top-setbit} SETBIT",
-    Verdict.CORRECT,
-    "Other clients' worst latency equals the slow command's duration at every size.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-hot-node", "000", "§5.2",
-    "A viral post sends every SETBIT to one key, so one node, while the others idle.",
-    "one node takes the load",
-    "busiest of 3 nodes: {osc-bitmap-hot} of the SETBITs",
-    Verdict.CORRECT,
-    "Under a Zipf(1.1) like workload the hottest post alone is a fifth of all likes.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-set-spreads", "000", "§5.5",
-    "The String + Set design's user-keyed keys spread naturally over the slots.",
-    "no skew",
-    "SADD busiest node {osc-sadd-hot}, INCR busiest node {osc-incr-hot}",
-    Verdict.IMPRECISE,
-    "The SADDs spread, but the design's content-keyed counter keeps the hot key.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-keys-blocks", "000", "§5.3",
-    "KEYS is O(N) and blocks the node.",
-    "O(N), blocks",
-    "{osc-keys-ms} for {osc-keys-n} keys",
-    Verdict.CORRECT,
-    "One call walks the whole keyspace; SCAN spreads the same work over short calls.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-del-256mb-stall", "000", "§5.4",
-    "DEL of a 256 MB bitmap may trigger defragmentation and a short stall.",
-    "short stall",
-    "{osc-del-string}",
-    Verdict.IMPRECISE,
-    "Freeing one big string is milliseconds and starts no defragmentation; it is big "
-    "collections (one free per member) that stall on DEL.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-fork-big-key", "000", "§5.4",
-    "Big keys make fork() for RDB snapshots take longer.",
-    "fork slower",
-    "{osc-fork-none} → {osc-fork-big} with a {osc-fork-key} key",
-    Verdict.CORRECT,
-    "Fork copies page tables, so it grows with used memory, but it is milliseconds per GiB.",
-)  # fmt: skip
-
-
-# -- figures and claims: the rest of seed 000 §3.2/§5 and seed 002 §8 (every seed sentence) -----
+# -- figures: the rest of seed 000 §3.2/§5 and seed 002 §8 ----------------------------------------
 
 #: Reference rows nearest seed 000 §3.2's offsets (10^6, 10^8, 10^9, 2.14 × 10^9, 4.29 × 10^9).
 TIME_COLUMN_OFFSETS = (2**20, 2**28, 2**30, 2**31, 2**32 - 1)
@@ -196,59 +134,6 @@ FIGURES.add(
     lambda: ", ".join(str(cluster_slots.key_slot(k)) for k in SEED_000_EXAMPLE_KEYS),
 )
 
-FIGURES.claim(
-    "000-alloc-time-column", "000", "§3.2",
-    "A first SETBIT takes ms at offset 10^6, hundreds of ms at 10^8, seconds at 10^9, several "
-    "seconds at 2.14 × 10^9 and risks a timeout at 4.29 × 10^9.",
-    "ms / 100s of ms / s / several s / timeout",
-    "{osc-time-column} inside Redis",
-    Verdict.DEPENDS,
-    "On the reference machine each row is an order of magnitude or more below the seed's; a slow "
-    "or memory-starved host may reach seconds ({osc-source}).",
-    also=("setbit-offset",),
-)  # fmt: skip
-FIGURES.claim(
-    "000-setbit-2-31-256mb", "000", "§5.1",
-    "SETBIT key 2147483648 1 allocates 256 MB and zeroes it.",
-    "256 MB",
-    "{osc-2-31-mem} MEMORY USAGE",
-    Verdict.IMPRECISE,
-    "Offset 2^31 is bit 0 of byte 2^28: 256 MiB plus one byte and the header, which jemalloc "
-    "rounds up to its next class.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-example-slots", "000", "§5.2",
-    "collect:bit:1:10086, collect:bit:1:10087 and collect:bit:2:10086 land in different slots.",
-    "slots A, B, C",
-    "slots {osc-example-slots}",
-    Verdict.CORRECT,
-    "CRC16 of the whole key (no hash tag) mod 16,384 gives three different slots.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-keys-one-node", "000", "§5.3",
-    "In a Redis Cluster KEYS scans only the node it is sent to; SCAN must walk node by node.",
-    "one node only",
-    "each node answers for its own slots",
-    Verdict.CORRECT,
-    "A cluster node keeps only the keys of its slots; neither KEYS nor SCAN is forwarded.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-rdb-two-threads", "002", "§8",
-    "Serving reads and taking an RDB backup run in two threads, so many keys do not slow reads.",
-    "two threads",
-    "a forked child process; fork itself {osc-fork-none} → {osc-fork-big} blocks the server",
-    Verdict.WRONG,
-    "BGSAVE forks a child process, not a thread; the fork call itself runs on the main thread "
-    "and grows with memory, not with the key count.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-sadd-ms", "000", "§5.5",
-    "SADD is O(1): milliseconds, so it never blocks the node.",
-    "O(1), milliseconds",
-    "O(1) per member; a GET round trip beside the stalls took {osc-p50} (median)",
-    Verdict.CORRECT,
-    "An O(1) command costs microseconds inside Redis; milliseconds is a generous upper bound.",
-)  # fmt: skip
 
 # -- what this run measured (glued by the page under live- names) -----------------------------
 
@@ -383,4 +268,6 @@ def plot_skew(per_node: dict[str, list[int]]) -> Figure:
     return fig
 
 
-one_slow_command_sentences.register(FIGURES)  # one registry entry per seed sentence
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from setlab.chapters.redis_set_memory import sentences as redis_set_memory_sentences
+from setlab.chapters.redis_set_memory import claims
 from setlab.core.units import format_bytes
 from setlab.lab.memory_runs import (
     BigSetRow,
@@ -28,7 +28,7 @@ from setlab.lab.memory_runs import (
 from setlab.models import bitmap
 from setlab.models import redis_memory as rm
 from setlab.models.snowflake import SEED_000_ID
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 from setlab.render.plots import PALETTE, new_figure
 
 FIGURES = Figures("redis-set-memory")
@@ -295,70 +295,7 @@ def _004_check() -> str:
     return f"all {len(rows)} keys equal the model" if equal else "some keys differ from the model"
 
 
-# -- claims -------------------------------------------------------------------------------------
-
-FIGURES.claim("003-set-member-70-100", "003", "SET memory",
-    "A SET member costs 70–100 bytes: sds 16 + 3 (24 or 32 after jemalloc), robj 16, "
-    "dictEntry 24, bucket ~8.",
-    "70–100 B",
-    "{rsm-alloc-per} allocated, {rsm-usage-per} by MEMORY USAGE ({rsm-plan-members} 16-hex IDs "
-    "per set) on Debian's jemalloc; {rsm-alloc-per-bundled} allocated on Redis's own build",
-    Verdict.DEPENDS,
-    "Depends on the jemalloc build. On Debian's the total lands in the range, but not for the "
-    "seed's reasons: no robj is stored per member, the header is sdshdr5 (1 B), and with no "
-    "24-byte class the sds and the dictEntry take 32 B each. Redis's own build has that class, "
-    "and a member takes {rsm-alloc-per-bundled}: below the range.")  # fmt: skip
-
-FIGURES.claim("003-set-12gb", "003", "SET memory",
-    "1.2 × 10^8 members × ~90 B ≈ 10.8 GB, which matches the 12 GB measured.",
-    "10.8 GB ≈ 12 GB",
-    "{rsm-total-alloc} allocated, {rsm-total-usage} by MEMORY USAGE ({rsm-plans} sets)",
-    Verdict.IMPRECISE,
-    "Allocations come to about 73 B a member; 12 GB needs 1.4× more, e.g. RSS overhead "
-    "(fragmentation, an old peak) that MEMORY USAGE never shows.")  # fmt: skip
-
-FIGURES.claim("003-intset-512", "003", "SET memory",
-    "set-max-intset-entries defaults to 512; past it an integer set becomes a hashtable.",
-    "512",
-    "hashtable from member {rsm-switch-512} (OBJECT ENCODING, reference run)",
-    Verdict.CORRECT,
-    "Raising the limit keeps 2–8 B a member, but every insert into an intset moves up to the "
-    "whole array (O(n)).")  # fmt: skip
-
-FIGURES.claim("004-hashed-bitmap-huge", "004", "§2.2",
-    "The bitmap at murmur3 offsets of 100,000 UUIDs takes far more memory than the Set of the "
-    "UUIDs themselves.",
-    "“unbelievable” (table lost)",
-    "{rsm-004-hash} vs {rsm-004-uuid}",
-    Verdict.CORRECT,
-    "Offsets spread over 2^32 make a string of about 512 MiB; the Set holds only what is "
-    "there.")  # fmt: skip
-
-FIGURES.claim("004-dense-bitmap-small", "004", "§2.2",
-    "With offsets 0…99,999 the bitmap is tiny, smaller than the Set of the same integers.",
-    "“small”",
-    "{rsm-004-incr} vs {rsm-004-ints}",
-    Verdict.CORRECT,
-    "12,500 bytes of bits against ~42 B a member for a hashtable of integers.")  # fmt: skip
-
-FIGURES.claim("004-bitcount-99998", "004", "§2.3",
-    "BITCOUNT of the hashed bitmap is 99,998: two of 100,000 UUIDs collided.",
-    "99998",
-    "{rsm-004-bitcount} in our seeded run; {rsm-004-pairs} colliding pairs expected",
-    Verdict.CORRECT,
-    "100,000 hashes into 2^32 offsets collide about n²/2^33 times: 0, 1, 2 or 3 collisions are "
-    "all ordinary.")  # fmt: skip
-
-FIGURES.claim("004-query-times", "004", "§2.3",
-    "SCARD + SISMEMBER take 7 and 3 ms; BITCOUNT + GETBIT 35 and 141 ms.",
-    "7 / 3 / 35 / 141 ms",
-    "{rsm-004-query-ms} ms (reference run)",
-    Verdict.DEPENDS,
-    "SCARD is O(1) and BITCOUNT O(string length): only the 512 MiB bitmap is slow; the seed's "
-    "times include its Java client.")  # fmt: skip
-
-
-# -- seed 000's Set sizes (§5.5, §7.2, §7.5): every seed sentence --------------------------------
+# -- seed 000's Set sizes (§5.5, §7.2, §7.5) ------------------------------------------------------
 
 #: Seed 000 §7.2: a viral post's likers, and a user's likes ("几百~几千").
 SEED_000_VIRAL, SEED_000_USER_LIKES = 1_000_000, (300, 3_000)
@@ -377,29 +314,6 @@ FIGURES.add("rsm-viral-set", lambda: _set_usage(SEED_000_VIRAL))
 FIGURES.add("rsm-user-sets", lambda: " / ".join(_set_usage(n) for n in SEED_000_USER_LIKES))
 FIGURES.add("rsm-1e4-dense-bitmap", lambda: format_bytes(bitmap.first_setbit_memory_usage(9_999)))
 
-FIGURES.claim("000-content-set-1e6", "000", "§7.2",
-    "A content-keyed Set of a viral post's 10^6 likers is one key of several hundred MB.",
-    "several hundred MB",
-    "{rsm-viral-set} MEMORY USAGE",
-    Verdict.WRONG,
-    "Too big for one key, right, but tens of MiB: a hashtable member costs about {rsm-usage-per}.",
-    also=("string-plus-set",))  # fmt: skip
-FIGURES.claim("000-user-key-few-kb", "000", "§5.5",
-    "A per-user Set key is usually a few KB (a user likes hundreds to a few thousand items).",
-    "a few KB",
-    "300 / 3,000 likes: {rsm-user-sets}",
-    Verdict.DEPENDS,
-    "Up to 512 IDs the set is an intset (8 bytes each); past it a hashtable, and thousands of "
-    "likes are hundreds of KiB.",
-    also=("one-slow-command",))  # fmt: skip
-FIGURES.claim("000-bitmap-1e4-1.2kb", "000", "§7.5",
-    "For 10,000 users the bitmap design costs about 1.2 KB.",
-    "~1.2 KB",
-    "{rsm-1e4-dense-bitmap} at offsets 0…9,999 only",
-    Verdict.WRONG,
-    "Only dense offsets give that; the seed's design hashes user IDs over 2^32, where one key "
-    "costs hundreds of MiB.",
-    also=("string-plus-set",))  # fmt: skip
 
 # -- what this run measured, in words (for the page's live- glue) -------------------------------
 
@@ -560,4 +474,6 @@ def growth_figure(measured: Sequence[GrowthRow], label: str, max_n: int = 1_000_
     return fig
 
 
-redis_set_memory_sentences.register(FIGURES)  # one registry entry per seed sentence
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

@@ -17,8 +17,8 @@ import pyroaring
 from matplotlib.figure import Figure
 from pyroaring import BitMap
 
+from setlab.chapters.roaring_containers import claims
 from setlab.chapters.roaring_containers import plots as roaring_plots
-from setlab.chapters.roaring_containers import sentences as roaring_containers_sentences
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_bytes_si, format_duration
 from setlab.lab.backend import Lab
@@ -33,7 +33,7 @@ from setlab.lab.roaring_redis import (
 )
 from setlab.models import bitmap, bloom, redis_memory
 from setlab.models import roaring as ro
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 
 FIGURES = Figures("roaring-containers")
 
@@ -293,108 +293,7 @@ def _w_size() -> str:
     return format_bytes(reference_run().window.serialized_bytes_per_day)
 
 
-# -- the field reports' claims ---------------------------------------------------------------------
-
-FIGURES.claim(
-    "000-roaring-2e9-2-bytes", "000", "§6.1",
-    "Offset 2 × 10^9 in a Roaring bitmap is one value in an array container: 2 bytes, not a "
-    "250 MB allocation.",
-    "2 bytes",
-    "{rc-one-payload} payload, {rc-one-serialized} serialized, {rc-one-redis} as a Redis key",
-    Verdict.CORRECT,
-    "A value costs 2 bytes in an array container; a chunk's first value adds 8 bytes of key, "
-    "count and offset.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-roaring-redisbloom-rb", "000", "§6.2.1",
-    "The RedisBloom module offers Roaring commands (RB.SETBIT, RB.GETBIT).",
-    "RB.SETBIT",
-    "“{rc-rb-error}” with RedisBloom {rc-rb-module} loaded",
-    Verdict.WRONG,
-    "RedisBloom has Bloom, Cuckoo, Count-Min, Top-K and t-digest; Roaring needs a different "
-    "module (e.g. redis-roaring's R.SETBIT).",
-)  # fmt: skip
-FIGURES.claim(
-    "000-roaring-rmw-loses", "000", "§6.2.2",
-    "A client-side read-modify-write of a serialized bitmap loses updates under concurrency.",
-    "data loss",
-    "{rc-ref-lost4} adds lost with 4 clients (reference run); {rc-forced-lost} with a forced "
-    "interleaving, every time",
-    Verdict.CORRECT,
-    "The last writer's SET replaces the whole bitmap, erasing what others added since its GET.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-roaring-needs-lock", "000", "§6.2.2",
-    "So it needs a distributed lock, adding 5–15 ms per update.",
-    "lock, 5–15 ms",
-    "WATCH/MULTI: {rc-ref-watch-lost4} lost, {rc-ref-retry4} retries per add at 4 clients, "
-    "{rc-ref-add4} per add",
-    Verdict.WRONG,
-    "Optimistic WATCH/MULTI/EXEC retries instead of locking; no lock service, no lease to "
-    "expire, and cheap while contention is low.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-roaring-full-serialize", "000", "§6.2.2",
-    "Every update (de)serializes the whole bitmap: slow when it is big.",
-    "slow",
-    "{rc-rmw-big} per update at {rc-rmw-ids} IDs ({rc-rmw-size}), reference run",
-    Verdict.CORRECT,
-    "Cost grows with the bitmap: GET and SET move all of it, every time.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-roaring-no-lua", "000", "§6.2.3",
-    "A Lua script cannot do it: Redis's Lua has no Roaring library.",
-    "not feasible",
-    "Redis 7.0's Lua has cjson, cmsgpack, struct and bit only",
-    Verdict.CORRECT,
-    "A script could parse the format by hand, but that is a module's job.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-roaring-4096", "003", "Roaring",
-    "An array container holds at most 4,096 values, because 4,096 × 2 B equals the 8 KB bitset.",
-    "4096 × 2 = 8192",
-    "array ≤ {rc-array-max} values, bitset {rc-bitset-bytes} (pyroaring)",
-    Verdict.CORRECT,
-    "The break-even point of 2-byte values against a fixed 8 KiB bitset.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-roaring-dense-12-5mb", "003", "Roaring",
-    "IDs 0 … 10^8: 1,526 full chunks as bitsets, 12.5 MB.",
-    "12.5 MB",
-    "{rc-dense} added one by one; {rc-dense-runs} after run_optimize()",
-    Verdict.DEPENDS,
-    "Right for bitsets, but a full chunk is one run: run containers (seed 000 lists them, seed "
-    "003 forgets them) make it {rc-dense-ratio} times smaller.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-roaring-sparse-240mb", "003", "Roaring",
-    "1.2 × 10^8 random IDs over 2^32: ~1,830 a chunk, array containers, 240 MB, more than the "
-    "Bloom filter's 137 MiB.",
-    "240 MB > 137 MiB",
-    "{rc-sparse} ({rc-sparse-bytes}) vs {rc-bloom}",
-    Verdict.CORRECT,
-    "Two bytes a value plus 8 bytes a container; runs do not help random IDs.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-roaring64", "003", "Roaring",
-    "Roaring64 handles 64-bit IDs, but the memory advantage is mostly gone.",
-    "advantage gone",
-    "{rc-snow-per} per snowflake ID (BitMap64); {rc-remap-per} re-mapped to dense 32-bit IDs",
-    Verdict.CORRECT,
-    "Snowflake IDs put almost every ID in its own chunk: a container and its headers per ID.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-roaring-window-or", "003", "closing",
-    "Seven daily Roaring bitmaps can be ORed in process, with no network round trips.",
-    "7 × OR in memory",
-    "{rc-w-in} in process vs {rc-w-redis} fetched from Redis (reference run)",
-    Verdict.CORRECT,
-    "Once the days are in memory the union is a few milliseconds; fetching them is what costs.",
-    also=("scalable-bloom",),
-)  # fmt: skip
-
-
-# -- the rest of seed 000 §6.1 and seed 003's comparison (every seed sentence) -------------------
+# -- the rest of seed 000 §6.1 and seed 003's comparison ------------------------------------------
 
 FIGURES.add("rc-chunks", lambda: f"{2**ro.CHUNK_BITS:,}")
 
@@ -406,24 +305,6 @@ def _bloom_over_dense() -> str:
 
 FIGURES.add("rc-bloom-over-dense", _bloom_over_dense)
 
-FIGURES.claim(
-    "000-roaring-containers", "000", "§6.1",
-    "Roaring splits the 32-bit space into 65,536 buckets: an array container (2 bytes a value) up "
-    "to 4,096 values, a fixed 8 KB bitmap above, a run container when values are consecutive.",
-    "65536 buckets; 2 B × n / 8 KB / runs",
-    "{rc-chunks} chunks; array ≤ {rc-array-max} × 2 B, bitset {rc-bitset-bytes}; 10^8 dense IDs "
-    "as runs {rc-dense-runs}",
-    Verdict.CORRECT,
-    "Runs cost 4 bytes each, so consecutive IDs shrink {rc-dense-ratio}-fold after run_optimize.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-roaring-11x", "003", "Roaring",
-    "12.5 MB for 10^8 dense IDs against the Bloom filter's 137 MiB at 1% is 11 times less.",
-    "11×",
-    "{rc-bloom} / {rc-dense} = {rc-bloom-over-dense}×",
-    Verdict.CORRECT,
-    "Both in bytes the ratio is {rc-bloom-over-dense}; the seed's 11 rounds it down.",
-)  # fmt: skip
 
 # -- the experiment cells: pyroaring beside the model, and what a live server measures -----------
 
@@ -537,4 +418,7 @@ def density_figure() -> Figure:
 
 structure_figure = roaring_plots.structure_figure
 
-roaring_containers_sentences.register(FIGURES)  # one registry entry per seed sentence
+
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

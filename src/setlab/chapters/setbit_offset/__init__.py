@@ -13,7 +13,7 @@ from functools import cache
 
 from matplotlib.figure import Figure
 
-from setlab.chapters.setbit_offset import sentences as setbit_offset_sentences
+from setlab.chapters.setbit_offset import claims
 from setlab.core.units import format_bytes, format_duration
 from setlab.lab.reference import Measurement, beside
 from setlab.lab.setbit import (
@@ -24,7 +24,7 @@ from setlab.lab.setbit import (
     StallTimeline,
 )
 from setlab.models import bitmap
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 from setlab.render.plots import bytes_axis, describe, legend_below, new_figure, seconds_axis
 
 FIGURES = Figures("setbit-offset")
@@ -207,111 +207,7 @@ FIGURES.add("sb-stall-median", lambda: format_duration(_timeline().median_ms / 1
 FIGURES.add("sb-stall-ratio", lambda: f"{_timeline().worst_ms / _timeline().median_ms:,.0f}")
 
 
-# -- claims ------------------------------------------------------------------------------------
-
-FIGURES.claim(
-    "000-first-setbit-1500ms", "000", "§1",
-    "The first favourite (SETBIT at offset 1,823,456,789 on a new key) took 1.5 s.",
-    "1500 ms",
-    "{sb-first-ms} inside Redis",
-    Verdict.DEPENDS,
-    "Same order of magnitude: zeroing ~220 MiB costs hundreds of ms; the exact figure depends "
-    "on the machine, page faults and the allocator.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-later-setbit-20ms", "000", "§1",
-    "The second favourite (offset 3,456,789,012) and the third (987,654,321) on the same key took "
-    "20 ms and 18 ms — normal speed — and left memory unchanged.",
-    "20 ms, 18 ms; memory unchanged",
-    "2nd grows the string by {sb-seq-2-added} in {sb-seq-2-time} inside Redis (MEMORY USAGE "
-    "{sb-seq-1-mem} → {sb-seq-2-mem}); 3rd is inside it: {sb-seq-3-time}",
-    Verdict.WRONG,
-    "The second offset is beyond the first, so that write reallocates the string (a copy) and "
-    "zeroes the new tail: no faster than the first ({sb-seq-1-time}). Only the third lands "
-    "inside the string, and it takes microseconds: 18 ms is the application's path, not Redis.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-memory-256kb", "000", "§1",
-    "The first favourite made Redis grow by 256 KB.",
-    "256 KB",
-    "{sb-incident-mem}",
-    Verdict.WRONG,
-    "Offset 1,823,456,789 needs a 228-million-byte string: about 900× more than 256 KB.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-alloc-1e6", "000", "§3.2",
-    "A first SETBIT at offset 1 million allocates about 125 KB.",
-    "~125 KB",
-    "{sb-1e6-len} string, {sb-1e6-mem} MEMORY USAGE",
-    Verdict.CORRECT,
-    "125,001 bytes; jemalloc rounds the allocation up to the next size class.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-alloc-1e8", "000", "§3.2",
-    "A first SETBIT at offset 100 million allocates about 12 MB.",
-    "~12 MB",
-    "{sb-1e8-len} string, {sb-1e8-mem} MEMORY USAGE",
-    Verdict.CORRECT,
-    "12.5 million bytes, which is also exactly a jemalloc size class (12 MiB).",
-)  # fmt: skip
-FIGURES.claim(
-    "000-alloc-1e9", "000", "§3.2",
-    "A first SETBIT at offset 1 billion allocates about 120 MB.",
-    "~120 MB",
-    "{sb-1e9-len} string, {sb-1e9-mem} MEMORY USAGE",
-    Verdict.IMPRECISE,
-    "The string is 119 MiB, but jemalloc hands out 128 MiB, and MEMORY USAGE says so.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-alloc-2e9", "000", "§3.2",
-    "At the expected hashed offset (2.14 billion) a first SETBIT allocates about 256 MB.",
-    "~256 MB",
-    "{sb-2e9-len} string, {sb-2e9-mem} MEMORY USAGE",
-    Verdict.IMPRECISE,
-    "The string is 256 MiB plus one byte, which falls into jemalloc's 320 MiB class.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-alloc-4e9", "000", "§3.2",
-    "At the worst offset (4.29 billion) a first SETBIT allocates about 512 MB.",
-    "~512 MB",
-    "{sb-worst-len} string, {sb-worst-mem} MEMORY USAGE",
-    Verdict.IMPRECISE,
-    "512 MiB of data plus a 10-byte header is just over 2^29, so jemalloc's next class, "
-    "640 MiB, is what MEMORY USAGE reports (the untouched tail is never faulted into RSS).",
-)  # fmt: skip
-FIGURES.claim(
-    "000-setbit-complexity", "000", "§3.1",
-    "Redis's documentation defines SETBIT's complexity as O(1) when the key exists and the offset "
-    "is inside it, and O(offset) when the key is new.",
-    "O(1) / O(offset), \"per the docs\"",
-    "docs: O(1), with a warning that allocating a large string blocks; measured: new key "
-    "{sb-seq-1-time}, growing it {sb-seq-2-time}, inside it {sb-seq-3-time}",
-    Verdict.WRONG,
-    "The docs (and COMMAND DOCS) give one complexity, O(1); the split is the seed's own, and it "
-    "misses its own second click. The rule: a SETBIT costs O(bytes it adds) — a new key zeroes "
-    "offset/8 bytes; a write past the end of an existing key zeroes the new tail (plus a copy "
-    "of the old string if realloc moves it); a write inside the string is O(1).",
-)  # fmt: skip
-FIGURES.claim(
-    "002-1e9-bits-128m", "002", "§2",
-    "SETBIT at bit 1 billion instantly allocates about 128 MB.",
-    "128M",
-    "{sb-1e9-mem}",
-    Verdict.OTHER_REASON,
-    "10^9 bits are 119 MiB; it is jemalloc's rounding to the 128 MiB size class that makes "
-    "the figure exact.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-max-2-32", "002", "§1",
-    "One Redis string bitmap holds at most 2^32 bits (4.29 billion).",
-    "2^32",
-    "offsets 0…{sb-max-offset}",
-    Verdict.CORRECT,
-    "With the default proto-max-bulk-len of 512 MiB; raising that config raises the limit.",
-)  # fmt: skip
-
-
-# -- bitmap command semantics of seeds 000 §7.5, 002 §1/§3 and 004 §1 (every seed sentence) ------
+# -- bitmap command semantics of seeds 000 §7.5, 002 §1/§3 and 004 §1 -----------------------------
 
 #: Seed 004 §1-1's range examples: BITCOUNT bitmap001 0 1000000 and BITPOS bitmap001 1 0 100.
 SEED_004_RANGES = (1_000_000, 100)
@@ -321,49 +217,6 @@ FIGURES.add(
 )
 FIGURES.add("sb-1e9-strlen", lambda: f"{bitmap.bytes_for_offset(10**9):,} bytes")
 
-FIGURES.claim(
-    "002-bitmap-is-string", "002", "§1",
-    "A bitmap is a Redis string driven by bit commands; MEMORY USAGE gives its size in bytes.",
-    "same structure; bytes",
-    "TYPE string, STRLEN {sb-1e9-strlen} after SETBIT at 10^9",
-    Verdict.CORRECT,
-    "SETBIT writes into a plain string (GET returns its bytes); MEMORY USAGE counts bytes, the "
-    "allocator's rounding included.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-getbit-o1", "002", "§3",
-    "Reading one bit of a huge bitmap is O(1): start address plus index.",
-    "O(1)",
-    "one byte read at offset / 8; nothing allocated",
-    Verdict.CORRECT,
-    "GETBIT reads one byte and never grows the string, even past its end.",
-    also=("string-plus-set",),
-)  # fmt: skip
-FIGURES.claim(
-    "004-getbit-default-0", "004", "§1",
-    "GETBIT of a bit never set returns 0 (every position defaults to 0).",
-    "0",
-    "0, also past the end of the string and on a missing key",
-    Verdict.CORRECT,
-    "Bits past the end read as 0 and the string stays as it was.",
-)  # fmt: skip
-FIGURES.claim(
-    "004-range-in-bytes", "004", "§1",
-    "BITCOUNT bitmap001 0 1000000 and BITPOS bitmap001 1 0 100 count or search a range of bits.",
-    "bit ranges",
-    "start and end are bytes: {sb-range-bits}",
-    Verdict.IMPRECISE,
-    "Without the BIT option (Redis 7.0+) the range is in bytes, eight times what it looks like.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-setbit-returns-old", "000", "§7.5",
-    "SETBIT is atomic and returns the bit's old value.",
-    "✅ returns the old value",
-    "0 on the first SETBIT of a bit, 1 on the second",
-    Verdict.CORRECT,
-    "One command reads and writes the bit, so two clients cannot both see 0.",
-    also=("string-plus-set",),
-)  # fmt: skip
 
 # -- what this run measured (glued by the page under live- names) -----------------------------
 
@@ -472,4 +325,6 @@ def plot_stall(stall: Measurement[StallTimeline]) -> Figure:
     return fig
 
 
-setbit_offset_sentences.register(FIGURES)  # one registry entry per seed sentence
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

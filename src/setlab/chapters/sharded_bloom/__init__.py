@@ -17,7 +17,7 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
-from setlab.chapters.sharded_bloom import sentences as sharded_bloom_sentences
+from setlab.chapters.sharded_bloom import claims
 from setlab.core.units import format_bytes, format_bytes_si, format_count, format_duration
 from setlab.lab import loading
 from setlab.lab.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
@@ -26,7 +26,7 @@ from setlab.lab.mass_insertion import MassInsertionReference, PipeRow
 from setlab.models import bitmap, bloom
 from setlab.models.seeds import SEED_002_BITS, SEED_002_FIX_CONTAINERS, SEED_002_FIX_K
 from setlab.models.seeds import SEED_002_ITEMS as SEED_002_REAL
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 from setlab.render.plots import (
     PALETTE,
     count_axis,
@@ -382,62 +382,6 @@ FIGURES.add("sb-full-used-model", lambda: format_bytes(full_scale_run().model_us
 FIGURES.add("sb-full-usage", lambda: f"{full_scale_run().memory_usage:,} bytes")
 FIGURES.add("sb-full-usage-model", lambda: f"{full_scale_run().model_memory_usage:,} bytes")
 
-# -- claims ---------------------------------------------------------------------------------------
-
-FIGURES.claim(
-    "002-shard-high-bits", "002", "§4",
-    "Shard the filter like a Roaring bitmap: the high bits of the hash pick one of 2^17 keys of "
-    "2^17 bits, the low bits index inside it.",
-    "2^17 keys × 2^17 bits",
-    "at 8 × 10^8 items the mean rate over shards is +{sb-jensen} above the rate at the mean load; "
-    "the worst shard is typically {sb-worst-ratio} the mean",
-    Verdict.CORRECT,
-    "Random routing costs little on average; size shards for the fullest one.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-layout-2-34-bits", "002", "§7",
-    "The final layout: the high 17 bits of the hash pick one of 2^17 containers (keys), the low "
-    "17 bits a bit in it — 2^34 bits, i.e. 2 GiB.",
-    "2^17 keys × 2^17 bits (implied: 2^34 bits = 2 GiB)",
-    "{sb-layout-presized} presized, {sb-layout-grown} grown by SETBIT (MEMORY USAGE over the "
-    "2^17 keys; payload {sb-layout-payload})",
-    Verdict.IMPRECISE,
-    "2 GiB is the payload. A 16 KiB key is 16,390 bytes with its sds header, which jemalloc serves "
-    "from its 20 KiB class (+{sb-layout-presized-over}); keys grown by random SETBITs reallocate "
-    "greedily into {sb-layout-grown-classes} (+{sb-layout-grown-over}). The same on both jemalloc "
-    "builds.",
-    also=("nk-vs-m-saturation",),
-)  # fmt: skip
-FIGURES.claim(
-    "002-pipeline-50x", "002", "§8",
-    "A pipeline is 50 times faster than MULTI.",
-    "50×",
-    "{sb-ratio-multi} on loopback (reference run, round trip {sb-rtt}); 50× at a round trip of "
-    "{sb-rtt50}",
-    Verdict.DEPENDS,
-    "Right against a MULTI that waits for +QUEUED after every command; the factor is set by the "
-    "network's round-trip time, not by Redis.",
-)  # fmt: skip
-FIGURES.claim(
-    "002-20-hours", "002", "§8",
-    "Loading 8 × 10^8 openids × 10 hashes took about 20 hours, pipelined.",
-    "about 20 hours",
-    "{sb-full-wall} end to end for all 8 × 10^8 IDs, built locally and written with SET "
-    "(measured, reference run); {sb-pipe-8e9} pipelined from one Python client (extrapolated)",
-    Verdict.DEPENDS,
-    "Slow for the hardware: batch and pipeline harder, or build the bitmaps locally.",
-)  # fmt: skip
-FIGURES.claim(
-    "003-8000-filters-380mb", "003", "sizing",
-    "8000 per-campaign filters, each reserved for its own peak, take 380 MB against 137 MiB for "
-    "one filter: about 35% utilisation, 2.8 times the memory.",
-    "380 MB vs 137 MiB, ~35%, 2.8×",
-    "{sb-per-campaign} vs {sb-shared} = {sb-ratio}, {sb-util} utilisation (campaign model)",
-    Verdict.CORRECT,
-    "The explanation holds; 380 MB / 137 MiB is {sb-seed-ratio}, not 2.8×.",
-)  # fmt: skip
-
-
 # -- plots --------------------------------------------------------------------------------------
 
 
@@ -516,4 +460,6 @@ def plot_batching(ref: BulkLoadReference) -> Figure:
     return describe(fig, "The longer the round trip, the more a batch saves.")
 
 
-sharded_bloom_sentences.register(FIGURES)  # one registry entry per seed sentence
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
+
+claims.register(FIGURES)

@@ -1,8 +1,8 @@
 """Chapter "Snowflake IDs vs a 2^32 offset space" (seed 000 §4, §7.6).
 
 The chapter's seed constants, fixed experiments (an ID stream, one post's likers, Leaf runs, two
-fakeredis replies), tables, figures (:data:`FIGURES`) and claims (those of single seed sentences
-in :mod:`~setlab.chapters.snowflake_ranges.sentences`). Each figure is computed once, from
+fakeredis replies), tables, figures (:data:`FIGURES`) and claims (in seed order, in
+:mod:`~setlab.chapters.snowflake_ranges.claims`). Each figure is computed once, from
 :mod:`setlab.models.snowflake` and stored reference data, and read by page and verdict table
 alike; what depends on this run the page glues under ``live-`` names beside them.
 """
@@ -18,7 +18,7 @@ from functools import cache
 import numpy as np
 import redis
 
-from setlab.chapters.snowflake_ranges import sentences as snowflake_ranges_sentences
+from setlab.chapters.snowflake_ranges import claims
 from setlab.core.hashing import java_long_hash64
 from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
@@ -47,7 +47,7 @@ from setlab.models.snowflake import (
     unsigned_offset,
     utc,
 )
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 
 FIGURES = Figures("snowflake-ranges")
 
@@ -467,134 +467,6 @@ def _ex1_years() -> str:
 FIGURES.add("sf-ex1-end", lambda: f"{utc(SEED_000.max_value('timestamp')):%B %Y}")
 
 
-# -- claims ----------------------------------------------------------------------------------------
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
-FIGURES.claim(
-    "000-snowflake-layout", "000", "§4.1",
-    "A snowflake ID is 1 sign bit, a 41-bit ms timestamp, 10 machine bits and a 12-bit sequence.",
-    "1 / 41 / 10 / 12",
-    "{sf-seed-id} = {sf-seed-ts} ms after Twitter's epoch ({sf-seed-date}), machine "
-    "{sf-seed-machine}, sequence {sf-seed-seq}",
-    Verdict.CORRECT,
-    "Twitter's 41/5/5/12 with the node bits read as one field; the drawing's "
-    "'1746000000000+' is Unix time, but the field counts from a custom epoch.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-typical-id", "000", "§4.1, §4.4",
-    "A typical ID is about 2 × 10^18: 19 digits, ~2^61.",
-    "2 × 10^18, 19 digits, ~2^61",
-    "{sf-seed-id-short}, {sf-seed-digits} digits, 2^{sf-seed-log2}",
-    Verdict.CORRECT,
-    "The example decodes to a plausible date with Twitter's epoch.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-20yi-times", "000", "§4.1",
-    "Snowflake IDs are two billion times beyond the 2^32 bitmap offsets.",
-    "2 billion times (20 亿倍)",
-    "range: {sf-ratio-range}×; the seed's own ID: {sf-ratio-seed}×; IDs reach two billion "
-    "times 2^32 only in {sf-20yi-year}",
-    Verdict.IMPRECISE,
-    "2^63 / 2^32 = 2^31 is the whole range; real IDs are far smaller and grow with time. "
-    "Either way no bitmap can hold them.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-to-offset-range", "000", "§2, §4.2",
-    "`Math.abs(hash64(userId)) % (2^32 - 1)` spreads users over 0 … 4.29 billion.",
-    "0 ~ 4.29 billion",
-    "0 … {sf-printed-max}: Java evaluates 2^32 - 1 to {sf-printed-modulus}",
-    Verdict.WRONG,
-    "^ is XOR in Java and binds looser than -, so 2^32 - 1 is 2 XOR 31: every user lands in "
-    "a few bits, and a bitmap that small cannot be the 1.5-s incident.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-uniform-offsets", "000", "§4.2",
-    "After Math.abs and the modulo (as meant), offsets are uniform over 0 ~ 2^32 − 1.",
-    "uniform on 0 ~ 2^32 − 1",
-    "0 … 2^32 − 2, bias {sf-excess-meant}; Math.abs(Long.MIN_VALUE) gives {sf-minval-meant}",
-    Verdict.IMPRECISE,
-    "Uniform to within a few parts in 10^10, but 2^32 − 1 is never produced and "
-    "Math.abs(Long.MIN_VALUE) is negative: one hash in 2^64 yields an offset SETBIT refuses.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-expected-offset", "000", "§4.2",
-    "The expected offset is about 2.14 billion, so a first write allocates ~256 MB.",
-    "2.14 billion, ~256 MB",
-    "{sf-expected-offset} as meant; as printed at most {sf-printed-max} "
-    "(a {sf-printed-max-bytes}-byte string)",
-    Verdict.DEPENDS,
-    "Right for the modulus the seed meant; the code it prints never allocates more than a "
-    "few bytes.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-example-hashes", "000", "§4.3",
-    "userId 1, 2, 100 hash to 0x7A3B…, 0x1234…, 0xFEDC… and offsets 1,823,456,789, "
-    "3,456,789,012, 987,654,321.",
-    "three example rows",
-    "those hashes % 2^32 are {sf-example-remainders}",
-    Verdict.WRONG,
-    "Placeholders: keyboard-pattern hashes whose remainders are not the offsets printed "
-    "beside them. The point they illustrate (no order survives) is right.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-hash-destroys-order", "000", "§4.3",
-    "Hashing destroys the IDs' increasing order.",
-    "order completely destroyed",
-    "Spearman ρ(ID, offset) = {sf-rho-hash} over {sf-stream-n} IDs of a simulated stream",
-    Verdict.CORRECT,
-    "True, but a bitmap needs small offsets, not ordered ones: a dense map gives small "
-    "offsets in any order.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-direct-error", "000", "§4.4",
-    "SETBIT at a snowflake ID fails with `ERR bit offset is not an integer or out of range`.",
-    "ERR bit offset is not an integer or out of range",
-    "{sf-setbit-error} (embedded fakeredis; live Redis 7.0 says the same)",
-    Verdict.CORRECT,
-    f"Offsets end at {bitmap.MAX_OFFSET:,} (proto-max-bulk-len 512 MiB).",
-)  # fmt: skip
-FIGURES.claim(
-    "000-low-32-bits", "000", "§4.5",
-    "Keeping only the low 32 bits of the ID collides a lot.",
-    "high collision rate",
-    "{sf-low32-share} of {sf-stream-n} users share a bit (hash64: {sf-hash-colliding} users)",
-    Verdict.CORRECT,
-    "Worse than a hash: the low 32 bits are ms mod 1024, machine and sequence, which repeat "
-    "about every second.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-dense-mapping", "000", "§4.5",
-    "A mapping table or Leaf segments keep offsets up to the number of users, at the cost "
-    "of a lookup or a component.",
-    "offset ≤ user count",
-    "Lua map: largest int {sf-claim-dense-max} for {sf-claim-dense-users} users, +1 round trip; "
-    "Leaf (step {sf-leaf-step}, {sf-leaf-restarts} restarts): largest {sf-leaf-max} for "
-    "{sf-leaf-requests} IDs",
-    Verdict.CORRECT,
-    "Plus gaps (Leaf restarts, a client-side map's lost races) and a map that must persist.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-js-precision", "000", "§7.6",
-    "In JavaScript 1234567890123456789 becomes 1234567890123456800.",
-    "1234567890123456800",
-    "prints {sf-js-print}, holds {sf-js-exact}",
-    Verdict.CORRECT,
-    "JavaScript prints the shortest digits that identify the double; the double itself is "
-    "a little below the original.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-js-fix", "000", "§7.6",
-    "Serialise Long IDs as JSON strings.",
-    "ToStringSerializer",
-    "string round trip exact: {sf-js-round-trip}",
-    Verdict.CORRECT,
-    "Strings are never parsed into doubles.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-js-16-digits", "000", "§7.6",
-    "A snowflake ID (~19 digits) exceeds JS Number.MAX_SAFE_INTEGER (2^53, about 16 digits).",
-    "2^53 ≈ 16 digits",
-    "{sf-js-max-safe}: {sf-js-max-digits} digits; the seed's ID has {sf-seed-digits}",
-    Verdict.CORRECT,
-    "Every integer above 2^53 − 1 may round when JSON is parsed into a JavaScript number.",
-)  # fmt: skip
-snowflake_ranges_sentences.register(FIGURES)  # one registry entry per seed sentence
+claims.register(FIGURES)

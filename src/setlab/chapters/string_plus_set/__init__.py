@@ -14,14 +14,14 @@ from functools import cache
 
 import numpy as np
 
-from setlab.chapters.string_plus_set import sentences as string_plus_set_sentences
+from setlab.chapters.string_plus_set import claims
 from setlab.core.units import format_bytes
 from setlab.lab import backend, like_service, memory_runs, reference
 from setlab.lab.backend import Lab
 from setlab.lab.memory_runs import SetMemoryReference
 from setlab.lab.reference import Measurement, beside
 from setlab.models import bitmap, redis_memory
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import Figures
 
 FIGURES = Figures("string-plus-set")
 
@@ -232,64 +232,6 @@ def _missing_sismember() -> str:
     return f"SISMEMBER on a missing key replies {reply!r}"
 
 
-# -- claims ------------------------------------------------------------------------------------
+# -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
-FIGURES.claim(
-    "000-sadd-atomic", "000", "§7.5",
-    "SADD/SREM are atomic, so the String + Set design is correct.",
-    "✅ atomic",
-    "{sps-double-count}",
-    Verdict.WRONG,
-    "Each command is atomic, but the seed's like is check-then-act over three commands.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-reload-on-null", "000", "§7.4",
-    "A missing user set is detected by isMember == null and reloaded from MySQL.",
-    "isMember == null",
-    "{sps-missing-reply}",
-    Verdict.WRONG,
-    "Redis replies 0 (false) for a missing key, so the reload never runs; test EXISTS.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-set-1e4-80kb", "000", "§7.5",
-    "One post liked by 10,000 users costs the Set design about 80 KB (against ~1.2 KB for the "
-    "bitmap).",
-    "~80 KB",
-    "{sps-1e4-marginal} if every liker's Set is an intset (≤ 512 likes); {sps-1e4-hashtable} if "
-    "likers hold thousands (hashtables; {sps-1e4-hashtable-bundled} on Redis's own build); "
-    "{sps-1e4-newkeys} if each like makes a new key",
-    Verdict.DEPENDS,
-    "The design stores the post id in each liker's own Set, as an integer: 8 B in an intset, but a "
-    "Set past set-max-intset-entries (512) is a hashtable at {sps-ht-per-like} a member, and the "
-    "seed's users hold hundreds to thousands of likes. 80 KB is the best case.",
-)  # fmt: skip
-FIGURES.claim(
-    "000-set-1e8-2gb", "000", "§7.5",
-    "For 100 million users the Set design costs about 2 GB.",
-    "~2 GB",
-    "{sps-1e8-marginal} (existing sets) to {sps-1e8-newkeys} (a new key each)",
-    Verdict.IMPRECISE,
-    "Neither end of the range: the seed's rows imply 8 bytes a user at 10^4 and 20 at 10^8.",
-    also=("redis-set-memory",),
-)  # fmt: skip
-FIGURES.claim(
-    "000-bitmap-1e8-12mb", "000", "§7.5",
-    "For 100 million users the bitmap costs about 12 MB.",
-    "~12 MB",
-    "{sps-1e8-bitmap} with dense ids, {sps-bitmap-hashed} with hashed",
-    Verdict.IMPRECISE,
-    "True only for dense user ids; the seed's own hashed offsets make it 640 MiB per post.",
-    also=("redis-set-memory",),
-)  # fmt: skip
-FIGURES.claim(
-    "000-ttl-7-days", "000", "§7.2",
-    "A TTL (7 days) makes cold per-user sets expire by themselves.",
-    "TTL of 7 days",
-    "SADD creates keys with no TTL; the seed's only EXPIRE sits in the reload branch, never "
-    "entered ({sps-missing-reply})",
-    Verdict.WRONG,
-    "Keys created by a like live forever: set the TTL on every write (SADD then EXPIRE in one "
-    "MULTI or script).",
-)  # fmt: skip
-
-string_plus_set_sentences.register(FIGURES)  # one registry entry per seed sentence
+claims.register(FIGURES)

@@ -1,0 +1,182 @@
+"""Every claim of chapter one-slow-command, in the order the seeds make them.
+
+Seed sentences on blocking and big keys that one-slow-command's figures judge, or that the
+book deliberately leaves unjudged.
+
+One registry entry per seed sentence (:mod:`setlab.site.seed_sentences`): seed 000's
+"single-threaded" remark and its hot node's allocation get their own entries beside the claims
+they used to share, judged by the chapter's figures; seed 000's side remarks on AOF, replicas and
+maxmemory and seed 002's "the keyspace is a dict" get an entry marked
+:attr:`~setlab.render.claims.Verdict.NOT_JUDGED`, with the reason.
+"""
+
+from __future__ import annotations
+
+from setlab.render.claims import NO_FIGURE, Figures, Verdict
+
+
+def register(figures: Figures) -> None:
+    """Register this chapter's claims on its ``FIGURES``, in seed order (called once, at the
+    end of :mod:`setlab.chapters.one_slow_command`)."""
+    figures.claim(
+        "000-alloc-time-column", "000", "§3.2",
+        "A first SETBIT takes ms at offset 10^6, hundreds of ms at 10^8, seconds at 10^9, several "
+        "seconds at 2.14 × 10^9 and risks a timeout at 4.29 × 10^9.",
+        "ms / 100s of ms / s / several s / timeout",
+        "{osc-time-column} inside Redis",
+        Verdict.DEPENDS,
+        "On the reference machine each row is an order of magnitude or more below the seed's; a "
+        "slow "
+        "or memory-starved host may reach seconds ({osc-source}).",
+        also=("setbit-offset",),
+    )  # fmt: skip
+    figures.claim(
+        "000-single-thread", "000", "§5.1",
+        "Redis runs commands on one thread, one after another.",
+        "single-threaded, serial",
+        "worst GET {osc-top-worst} behind a {osc-top-setbit} SETBIT ({osc-source})",
+        Verdict.CORRECT,
+        "Commands execute one at a time on the main thread (I/O threads and background frees "
+        "aside), which is why the GET waits out the SETBIT; restates the cause behind "
+        "000-node-blocked.",
+    )  # fmt: skip
+    figures.claim(
+        "000-setbit-2-31-256mb", "000", "§5.1",
+        "SETBIT key 2147483648 1 allocates 256 MB and zeroes it.",
+        "256 MB",
+        "{osc-2-31-mem} MEMORY USAGE",
+        Verdict.IMPRECISE,
+        "Offset 2^31 is bit 0 of byte 2^28: 256 MiB plus one byte and the header, which jemalloc "
+        "rounds up to its next class.",
+    )  # fmt: skip
+    figures.claim(
+        "000-node-blocked", "000", "§5.1",
+        "While the big SETBIT runs, the node answers no other request.",
+        "all clients wait",
+        "worst GET {osc-top-worst} behind a {osc-top-setbit} SETBIT",
+        Verdict.CORRECT,
+        "Other clients' worst latency equals the slow command's duration at every size.",
+    )  # fmt: skip
+    figures.claim(
+        "000-setbit-2e9-2-5s", "000", "§5.1",
+        "A first SETBIT at offset 2,147,483,648 (256 MB) takes 2–5 seconds.",
+        "2–5 s",
+        "{osc-seed-setbit}",
+        Verdict.DEPENDS,
+        "Zeroing 256 MiB takes well under a second on the reference machine; seconds need "
+        "a slower or memory-starved host.",
+    )  # fmt: skip
+    figures.claim(
+        "000-example-slots", "000", "§5.2",
+        "collect:bit:1:10086, collect:bit:1:10087 and collect:bit:2:10086 land in different slots.",
+        "slots A, B, C",
+        "slots {osc-example-slots}",
+        Verdict.CORRECT,
+        "CRC16 of the whole key (no hash tag) mod 16,384 gives three different slots.",
+    )  # fmt: skip
+    figures.claim(
+        "000-hot-node", "000", "§5.2",
+        "A viral post sends every SETBIT to one key, so one node, while the others idle.",
+        "one node takes the load",
+        "busiest of 3 nodes: {osc-bitmap-hot} of the SETBITs",
+        Verdict.CORRECT,
+        "Under a Zipf(1.1) like workload the hottest post alone is a fifth of all likes.",
+    )  # fmt: skip
+    figures.claim(
+        "000-hot-node-256mb", "000", "§5.2",
+        "The hot node takes the memory pressure of a 256 MB allocation at once.",
+        "256 MB at once",
+        "{osc-2-31-mem} MEMORY USAGE after SETBIT at {osc-seed-offset}, in {osc-seed-setbit} "
+        "({osc-source})",
+        Verdict.IMPRECISE,
+        "At the expected offset the string is 256 MiB and jemalloc's class makes it "
+        "{osc-2-31-mem} (as 000-alloc-2e9 says); it is paid once per new key, on the node that "
+        "owns it (000-expected-offset judged the offset itself).",
+    )  # fmt: skip
+    figures.claim(
+        "000-keys-one-node", "000", "§5.3",
+        "In a Redis Cluster KEYS scans only the node it is sent to; SCAN must walk node by node.",
+        "one node only",
+        "each node answers for its own slots",
+        Verdict.CORRECT,
+        "A cluster node keeps only the keys of its slots; neither KEYS nor SCAN is forwarded.",
+    )  # fmt: skip
+    figures.claim(
+        "000-keys-blocks", "000", "§5.3",
+        "KEYS is O(N) and blocks the node.",
+        "O(N), blocks",
+        "{osc-keys-ms} for {osc-keys-n} keys",
+        Verdict.CORRECT,
+        "One call walks the whole keyspace; SCAN spreads the same work over short calls.",
+    )  # fmt: skip
+    figures.claim(
+        "000-del-256mb-stall", "000", "§5.4",
+        "DEL of a 256 MB bitmap may trigger defragmentation and a short stall.",
+        "short stall",
+        "{osc-del-string}",
+        Verdict.IMPRECISE,
+        "Freeing one big string is milliseconds and starts no defragmentation; it is big "
+        "collections (one free per member) that stall on DEL.",
+    )  # fmt: skip
+    figures.claim(
+        "000-fork-big-key", "000", "§5.4",
+        "Big keys make fork() for RDB snapshots take longer.",
+        "fork slower",
+        "{osc-fork-none} → {osc-fork-big} with a {osc-fork-key} key",
+        Verdict.CORRECT,
+        "Fork copies page tables, so it grows with used memory, but it is milliseconds per GiB.",
+    )  # fmt: skip
+    figures.claim(
+        "000-aof-rewrite", "000", "§5.4",
+        "AOF rewrite: a big key makes the rewrite take longer.",
+        "longer AOF rewrite", NO_FIGURE, Verdict.NOT_JUDGED,
+        "Not measured: the lab's servers run without AOF; a rewrite writes every byte of the "
+        "dataset, the same proportionality 000-fork-big-key measures for RDB.",
+    )  # fmt: skip
+    figures.claim(
+        "000-replica-full-sync", "000", "§5.4",
+        "Replication: a full sync of a big key takes long and the replica stays 'loading'.",
+        "long full sync", NO_FIGURE, Verdict.NOT_JUDGED,
+        "Not measured: the lab runs no replicas; a full sync ships the RDB, so its time follows "
+        "the dataset's bytes, not whether they sit in one key.",
+    )  # fmt: skip
+    figures.claim(
+        "000-maxmemory-eviction", "000", "§5.4",
+        "maxmemory: one key of hundreds of MB may make the eviction policy drop other keys.",
+        "other keys evicted", NO_FIGURE, Verdict.NOT_JUDGED,
+        "A policy remark without a figure: which keys an LRU/LFU policy evicts depends on the "
+        "workload, not on the big key's size alone.",
+    )  # fmt: skip
+    figures.claim(
+        "000-sadd-ms", "000", "§5.5",
+        "SADD is O(1): milliseconds, so it never blocks the node.",
+        "O(1), milliseconds",
+        "O(1) per member; a GET round trip beside the stalls took {osc-p50} (median)",
+        Verdict.CORRECT,
+        "An O(1) command costs microseconds inside Redis; milliseconds is a generous upper bound.",
+    )  # fmt: skip
+    figures.claim(
+        "000-set-spreads", "000", "§5.5",
+        "The String + Set design's user-keyed keys spread naturally over the slots.",
+        "no skew",
+        "SADD busiest node {osc-sadd-hot}, INCR busiest node {osc-incr-hot}",
+        Verdict.IMPRECISE,
+        "The SADDs spread, but the design's content-keyed counter keeps the hot key.",
+    )  # fmt: skip
+    figures.claim(
+        "002-keyspace-dict-o1", "002", "§8",
+        "Redis keeps every key in one dictionary, so looking a key up is O(1).",
+        "O(1)", NO_FIGURE, Verdict.NOT_JUDGED,
+        "Textbook (dict.c, a hashed lookup) and not in dispute; the book measures what does "
+        "grow with the key count: KEYS (000-keys-blocks) and fork (000-fork-big-key).",
+    )  # fmt: skip
+    figures.claim(
+        "002-rdb-two-threads", "002", "§8",
+        "Serving reads and taking an RDB backup run in two threads, so many keys do not slow "
+        "reads.",
+        "two threads",
+        "a forked child process; fork itself {osc-fork-none} → {osc-fork-big} blocks the server",
+        Verdict.WRONG,
+        "BGSAVE forks a child process, not a thread; the fork call itself runs on the main thread "
+        "and grows with memory, not with the key count.",
+    )  # fmt: skip
