@@ -18,7 +18,7 @@ help:
 	@echo "make serve      serve the built book on http://127.0.0.1:$(PORT)"
 	@echo "make lab        open the book in JupyterLab, chapters as notebooks, the index first"
 	@echo "make lint       ruff check + format check"
-	@echo "make reference  re-measure src/setlab/data/*.json on a real Redis (scripts/measure_*.py)"
+	@echo "make reference  re-measure every src/setlab/data/*.json on a real Redis (reference/measure_*.py)"
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "setlab needs Python >= 3.11 (try: make PYTHON=python3.11 ...)")'
@@ -70,11 +70,12 @@ serve:
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests scripts benchmarks book/_ext
-	$(BIN)/ruff format --check src tests scripts benchmarks book/_ext
+	$(BIN)/ruff check src tests reference benchmarks book/_ext
+	$(BIN)/ruff format --check src tests reference benchmarks book/_ext
 
 reference: $(STAMP)
-	@for script in scripts/measure_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@for script in reference/measure_*.py; do echo "== $$script"; start=$$(date +%s); \
+	   $(BIN)/python $$script || exit 1; echo "== $$script: $$(( $$(date +%s) - start )) s"; done
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

@@ -8,7 +8,7 @@ simulator against rbloom (a Rust Bloom filter) on the same 10^7 integers.
     .venv/bin/python benchmarks/bulk_load.py [--scale 1]
 
 ``--scale`` multiplies the sample sizes. To store the run as the book's reference data, use
-``scripts/measure_bulk_load.py``.
+``reference/measure_bulk_load.py``.
 """
 
 from __future__ import annotations

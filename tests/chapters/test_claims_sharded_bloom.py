@@ -56,7 +56,7 @@ def test_twenty_hours_is_slow_for_the_hardware():
 
 
 def test_twenty_hours_of_work_runs_in_minutes_measured_at_full_scale():
-    # the stored run of benchmarks/full_scale_002.py, read raw: seed 002's whole workload
+    # the stored run of reference/measure_full_scale_002.py, read raw: seed 002's whole workload
     run = json.loads((resources.files("setlab") / "data" / "full-scale-002.json").read_text())
     assert run["ids"] == 8e8 and run["layout"]["shards"] == run["layout"]["bits_per_shard"] == 2**17
     assert run["false_negatives"] == 0

@@ -3,7 +3,7 @@ experiments and stored reference run), offline.
 
 Reference values come from measurements of a real redis-server stored in src/setlab/data
 (registers, sparse payloads, MEMORY USAGE and PFCOUNT replies, written by
-scripts/measure_redis_memory.py), from decoders and bit loops written here independently of the
+reference/measure_redis_memory.py), from decoders and bit loops written here independently of the
 model, and from the theoretical standard error 1.04/sqrt(16384) (Flajolet et al. 2007).
 """
 

@@ -3,7 +3,7 @@
 
 Reference values come from hand computation with the struct sizes of Redis 7.0's headers, from
 brute-force re-derivations written here in another form, and from measurements of a real
-redis-server stored in src/setlab/data (written by scripts/measure_redis_memory.py).
+redis-server stored in src/setlab/data (written by reference/measure_redis_memory.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """setlab.lab.full_scale: seed 002's full-scale run, checked small on a live Redis and in its
-stored reference run (benchmarks/full_scale_002.py)."""
+stored reference run (reference/measure_full_scale_002.py)."""
 
 from __future__ import annotations
 

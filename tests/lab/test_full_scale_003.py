@@ -1,6 +1,6 @@
-"""The stored runs of benchmarks/full_scale_003.py and benchmarks/mass_insertion.py are internally
-consistent (each can fail on a hand-edited or half-written file), and the full-scale run's
-pieces work on a small scale on a live Redis."""
+"""The stored runs of reference/measure_full_scale_003.py and reference/measure_mass_insertion.py
+are internally consistent (each can fail on a hand-edited or half-written file), and the full-scale
+run's pieces work on a small scale on a live Redis."""
 
 from __future__ import annotations
 

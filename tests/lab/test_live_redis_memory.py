@@ -3,7 +3,7 @@
 Each test builds keys on the private server, asks Redis (MEMORY USAGE key SAMPLES 0, OBJECT
 ENCODING, GET, PFADD/PFCOUNT replies, INFO memory) and compares with setlab.models.redis_memory
 and setlab.models.hyperloglog; the experiments of setlab.lab.memory_runs and setlab.lab.hll_runs
-are run here the way the chapters and scripts/measure_redis_memory.py run them.
+are run here the way the chapters and reference/measure_redis_memory.py run them.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ resource.setrlimit(resource.RLIMIT_FSIZE,
                    (int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
 try:
     if sys.argv[1] == "save":
-        reference.save("a-run", rows, lab)
+        reference.save("a-run", rows, lab, writer="reference/measure_a_run.py")
     else:
         reference.save_section("a-run", "more", rows, lab)
 except OSError as exc:
@@ -135,7 +135,7 @@ def test_a_write_replaces_the_stored_run_whole_and_keeps_its_mode(tmp_path, monk
     path = tmp_path / "a-run.json"
     path.write_text(json.dumps(OLD))
     path.chmod(0o640)
-    reference.save("a-run", [{"n": 2}], LAB)
+    reference.save("a-run", [{"n": 2}], LAB, writer="reference/measure_a_run.py")
     reference.save_section("a-run", "more", [{"n": 3}], LAB)
     stored = json.loads(path.read_text())
     assert stored["rows"] == [{"n": 2}] and stored["more"]["rows"] == [{"n": 3}]

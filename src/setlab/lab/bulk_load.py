@@ -5,7 +5,7 @@ MULTI", and took about 20 hours. :func:`measure` runs each strategy of :mod:`set
 on a real Redis (a scaled-down copy of seed 002's layout: 2^17-bit containers, k = 10, seed 002's
 6,104 items per container), measures the round trip and ``redis-benchmark`` on the same server
 (the server's own ceiling), and extrapolates every strategy to seed 002's 8 × 10^9 bit writes.
-``scripts/measure_bulk_load.py`` stores the result as the reference file ``bulk-load``;
+``reference/measure_bulk_load.py`` stores the result as the reference file ``bulk-load``;
 :class:`BulkLoadReference` reads it back as typed rows.
 
 :func:`compare_strategies` is the chapter's own small run: three strategies live when the lab is
@@ -134,7 +134,7 @@ class BulkLoadReference:
         return loading.rtt_for_speedup(speedup, self.pipelined_seconds_per_bit, batch)
 
 
-# -- the benchmark (scripts/measure_bulk_load.py stores it) ----------------------------------------
+# -- the benchmark (reference/measure_bulk_load.py stores it) -------------------------------------
 
 
 def _items(rng: np.random.Generator, n: int) -> np.ndarray:

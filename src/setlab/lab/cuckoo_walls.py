@@ -6,8 +6,8 @@ module reserves ``next_pow2(2^k / b)`` buckets of ``b``), fed values of one numb
 (:func:`setlab.models.cuckoo_walls.stream_values`) with ``CF.INSERT`` until the refused inserts
 (``-1``, "full"; the module rolls a failed insert back) reach a share of the attempts. The bit-exact
 model (:func:`setlab.models.cuckoo_walls.model_fill`) predicts every mark; the module is simply
-faster. ``benchmarks/cuckoo_walls.py`` runs the grid and writes ``setlab/data/cuckoo-walls.json``,
-read here as :class:`CuckooWallsReference`.
+faster. ``reference/measure_cuckoo_walls.py`` runs the grid and writes
+``setlab/data/cuckoo-walls.json``, read here as :class:`CuckooWallsReference`.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def wall_fill(
 
 @dataclass(frozen=True)
 class CuckooWallsReference:
-    """The stored run of ``benchmarks/cuckoo_walls.py``.
+    """The stored run of ``reference/measure_cuckoo_walls.py``.
 
     Attributes:
         run: where and when (its ``label`` goes beside every figure taken from here).

@@ -26,7 +26,8 @@ from setlab.core.validate import check_int
 from setlab.lab import reference
 from setlab.lab.backend import Lab
 
-#: The reference file :func:`measure_map_memory` rows are stored in (scripts/measure_dense_map.py).
+#: The reference file :func:`measure_map_memory` rows are stored in (written by
+#: reference/measure_dense_map.py).
 REFERENCE_NAME = "dense-map-reference"
 
 #: The Lua script behind :class:`DenseMap`. KEYS[1]: hash id → dense int; KEYS[2]: the counter;

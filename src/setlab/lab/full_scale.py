@@ -11,7 +11,7 @@ sharded_fpr`, which averages over the binomial spread of per-key loads). It also
 loader's peak RSS and what Redis's ``used_memory`` and ``MEMORY USAGE`` say against the memory
 model (:func:`setlab.models.redis_memory.string_cost`, for both jemalloc builds).
 
-``benchmarks/full_scale_002.py`` runs it and stores the result as the reference file
+``reference/measure_full_scale_002.py`` runs it and stores the result as the reference file
 ``full-scale-002``; :class:`FullScaleReference` reads it back for the chapter sharded-bloom.
 """
 

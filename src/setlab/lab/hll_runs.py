@@ -3,7 +3,7 @@
 Each experiment talks to the lab's server with ``PFADD``, ``PFCOUNT``, ``PFMERGE``, ``GET`` and
 ``MEMORY USAGE`` and returns typed rows; beside them the chapter "HyperLogLog" and the tests put
 what :class:`setlab.models.hyperloglog.HyperLogLog` says Redis replies. The same functions write
-the reference file (``scripts/measure_redis_memory.py`` → ``hyperloglog-reference.json``), which
+the reference file (``reference/measure_redis_memory.py`` → ``hyperloglog-reference.json``), which
 :class:`HyperLogLogReference` reads back as the same rows.
 
 On the embedded backend fakeredis keeps a "HyperLogLog" as an exact set: experiments that need

@@ -15,7 +15,7 @@ commands with :mod:`setlab.lab.resp_pipe` (``setlab``: hashing and encoding incl
 the file's bytes through setlab's pump (``setlab-pipe``: the protocol read into memory before the
 clock starts, as redis-cli gets it ready-made), checking that all three leave the same data. The
 order of the three reverses between repeats.
-``benchmarks/mass_insertion.py`` prints it and stores it as the reference file
+``reference/measure_mass_insertion.py`` prints it and stores it as the reference file
 ``mass-insertion``; :class:`MassInsertionReference` reads it back.
 """
 

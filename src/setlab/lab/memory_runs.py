@@ -3,7 +3,7 @@
 Each experiment builds keys through a :class:`~setlab.lab.backend.Lab`, asks the server
 (``MEMORY USAGE key SAMPLES 0``, ``OBJECT ENCODING``, ``INFO memory``) and returns typed rows
 that carry the model's figures (:mod:`setlab.models.redis_memory`) beside the server's. The
-same functions write the reference file (``scripts/measure_redis_memory.py`` →
+same functions write the reference file (``reference/measure_redis_memory.py`` →
 ``redis-memory.json``) and run live in the chapter "What a Redis SET really costs";
 :class:`SetMemoryReference` reads the stored run back as the same rows.
 """

@@ -20,10 +20,10 @@ items never added (``BF.MEXISTS``, streamed) beside the model's, and the loader'
 
 Items are distinct 64-bit integers, ``i · 0x9E3779B97F4A7C15 mod 2^64`` (an odd multiplier is a
 bijection), sent as decimal text; the absent probes are the next 10^6 values of ``i``. The seed
-stores 16-hex-character OAID hashes: another spelling of a 64-bit hash, which changes neither
-the filter's size (fixed by ``BF.RESERVE``) nor its false-positive rate (the module hashes the
-bytes, whatever they spell). ``benchmarks/full_scale_003.py`` runs it and stores the reference
-file ``full-scale-003``; :class:`FullScale003` reads it back.
+stores 16-hex-character OAID hashes: another spelling of a 64-bit hash, which changes neither the
+filter's size (fixed by ``BF.RESERVE``) nor its false-positive rate (the module hashes the bytes,
+whatever they spell). ``reference/measure_full_scale_003.py`` runs it and stores the reference file
+``full-scale-003``; :class:`FullScale003` reads it back.
 """
 
 from __future__ import annotations

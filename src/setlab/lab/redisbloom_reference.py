@@ -1,6 +1,6 @@
 """The stored RedisBloom run (``setlab/data/redisbloom-reference.json``) as typed records.
 
-``scripts/measure_redisbloom.py`` measures RedisBloom 2.8's scalable Bloom filters and cuckoo
+``reference/measure_redisbloom.py`` measures RedisBloom 2.8's scalable Bloom filters and cuckoo
 filters on a private redis-server with redisbloom.so and writes that file; the chapters
 "Scalable Bloom filters" and "Cuckoo filters and kick chains", their claims and ``setlab calc
 cuckoo`` read it through :meth:`RedisBloomReference.load`, never through raw dict paths. Its

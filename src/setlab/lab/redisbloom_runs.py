@@ -14,7 +14,7 @@ fakeredis, whose ``BF.*`` is pyprobables' model (see that module's docstring). I
   :class:`WindowRun`) and its in-process counterpart :func:`roaring_window_costs`
   (:class:`RoaringWindow`).
 
-Times are in seconds. ``scripts/measure_redisbloom.py`` runs these experiments on a private server
+Times are in seconds. ``reference/measure_redisbloom.py`` runs these experiments on a private server
 to write the reference file (:mod:`setlab.lab.redisbloom_reference`).
 """
 

@@ -1,8 +1,9 @@
 """Stored measurements from a real Redis, and the one place that decides "live or reference".
 
 A reference file is a small JSON document in the package's data folder (``setlab/data/``),
-written by a script in ``scripts/`` (``make reference``): the rows of one experiment plus where
-they were measured (Redis version, allocator, modules, machine, date). It is replaced
+written by a script in ``reference/`` (``make reference`` runs them all), which it names
+(``writer``): the rows of one experiment plus where they were measured (Redis version,
+allocator, modules, machine, date). It is replaced
 atomically (:func:`write_atomic`): a measurement that fails while writing (a full disk, an
 interrupt) leaves the stored run as it was, never half a file. It travels inside the
 wheel and is read through :mod:`importlib.resources`, so an installed setlab finds it anywhere.
@@ -64,7 +65,7 @@ def _read_text(name: str) -> str:
     if not resource.is_file():
         raise FileNotFoundError(
             f"setlab has no reference data {name!r}; produce it on a real Redis with "
-            "`make reference` (scripts/measure_*.py)"
+            "`make reference` (reference/measure_*.py)"
         )
     return resource.read_text()
 
@@ -171,12 +172,30 @@ def server_facts(lab: Lab) -> dict[str, Any]:
     }
 
 
-def save(name: str, rows: list[dict[str, Any]], lab: Lab, **extra: Any) -> Path:
-    """Write ``<data dir>/<name>.json`` with the rows and the facts that label them."""
+#: the folder of the repository whose scripts write the reference files (``make reference``)
+WRITERS = "reference"
+
+
+def writer_name(script: str | Path) -> str:
+    """How a reference file names the script that wrote it: ``reference/<file>``, from the
+    script's ``__file__``; anything outside that folder is refused, so every stored run has a
+    writer that ``make reference`` reruns."""
+    path = Path(script)
+    if path.parent.name != WRITERS or not path.name.startswith("measure_"):
+        raise ValueError(f"reference files are written by {WRITERS}/measure_*.py, not {script}")
+    return f"{WRITERS}/{path.name}"
+
+
+def save(
+    name: str, rows: list[dict[str, Any]], lab: Lab, *, writer: str | Path, **extra: Any
+) -> Path:
+    """Write ``<data dir>/<name>.json`` with the rows, the facts that label them and the script
+    that wrote it (``writer``: its ``__file__``, see :func:`writer_name`)."""
     if not lab.is_real:
         raise ValueError("reference data must come from a real Redis, not the embedded fakeredis")
     document = {
         "name": name,
+        "writer": writer_name(writer),
         "measured": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
         "server": server_facts(lab),
         "machine": machine_facts(),

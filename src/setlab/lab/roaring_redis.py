@@ -8,7 +8,7 @@ fakeredis), measure the optimistic fix (``WATCH``/``MULTI``/``EXEC`` with retrie
 update against the bitmap's size, ask the server for RedisBloom's non-existent ``RB.SETBIT``,
 and time seed 003's seven-day union three ways.
 
-``scripts/measure_redis_memory.py --only roaring`` stores them in
+``reference/measure_redis_memory.py --only roaring`` stores them in
 ``setlab/data/roaring-reference.json``; :class:`RoaringReference` reads that file as typed
 records, which the chapter ``roaring-containers`` shows on the embedded backend (through
 :func:`setlab.lab.reference.live_or_reference`).

@@ -12,7 +12,7 @@ What :mod:`setlab.models.bitmap` predicts (the string a first ``SETBIT`` creates
 * :func:`stall_timeline` — another client's ``GET`` latency while the largest first ``SETBIT``
   runs (head-of-line blocking, through :func:`setlab.lab.latency.probe_during`).
 
-``scripts/measure_setbit.py`` stores both in ``setlab/data/setbit-reference.json``;
+``reference/measure_setbit.py`` stores both in ``setlab/data/setbit-reference.json``;
 :meth:`SetbitReference.load` reads that file back into the same record types, so a chapter
 handles a live run and the stored one alike (see :func:`setlab.lab.reference.live_or_reference`).
 """

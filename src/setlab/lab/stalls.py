@@ -1,7 +1,7 @@
 """Slow commands and big keys on a single-threaded server: what they cost everyone else.
 
 Experiments for the chapter "One slow command stalls everyone" (seed 000 §5), each returning typed
-rows that the chapter plots and ``scripts/measure_stalls.py`` stores as reference data
+rows that the chapter plots and ``reference/measure_stalls.py`` stores as reference data
 (:class:`StallsReference` reads them back into the same types):
 
 * :func:`stall_sweep` — other clients' GET latency while one first SETBIT allocates more and more;

@@ -6,9 +6,9 @@ alternate buckets ``i1 xor H(fp)``, so chains loop sooner; Fan et al. 2014, §4)
 filter's size. So the book simulates it (:func:`setlab.models.cuckoo.first_failure_load`: random
 victims, 500 kicks, fresh random values) on a small grid — ``b`` ∈ {1, 2, 4, 8}, ``f`` = 4 … 16
 bits, 2^10 … 2^18 slots, a few seeds each — and stores the result in
-``setlab/data/grids/cuckoo-first-failure.json`` (``benchmarks/cuckoo_load_grid.py`` regenerates it
-in a few minutes). :class:`LoadGrid` reads it; :meth:`LoadGrid.cell` answers for one setting with
-the bits per item (``f / load``) and the false-positive rate at that load
+``setlab/data/grids/cuckoo-first-failure.json`` (``reference/measure_cuckoo_load_grid.py``
+regenerates it in a few minutes). :class:`LoadGrid` reads it; :meth:`LoadGrid.cell` answers for one
+setting with the bits per item (``f / load``) and the false-positive rate at that load
 (:func:`setlab.models.cuckoo.expected_fpr`).
 
 The grid is a model, not a measurement of RedisBloom (whose walls are in the stored RedisBloom

@@ -3,8 +3,8 @@ insert, for the reader's bucket size, fingerprint bits and table size.
 
 No formula gives that load, so the figure looks it up in the stored simulation grid
 (:class:`setlab.models.cuckoo_load.LoadGrid`: random victims, 500 kicks, three seeded fills per
-cell; ``benchmarks/cuckoo_load_grid.py`` regenerates it). The grid goes into the page as an array
-the browser indexes; bits per item (``f / load``) and the rate at that load are the chapter's
+cell; ``reference/measure_cuckoo_load_grid.py`` regenerates it). The grid goes into the page as an
+array the browser indexes; bits per item (``f / load``) and the rate at that load are the chapter's
 formulas, evaluated in the browser and checked against ``setlab calc cuckoo-load`` by the tests.
 """
 

@@ -207,7 +207,7 @@ FIGURES.add("nk-003-kreal", lambda: f"{seed_003_sizing().m / seed_003_sizing().n
 FIGURES.add("nk-003-k", lambda: str(seed_003_sizing().k))
 FIGURES.add("nk-003-p", lambda: format_rate(seed_003_sizing().achieved_fpr))
 # measured at full scale: RedisBloom's BF.INFO Size and FPR for BF.RESERVE 0.01 1.2e8 NONSCALING
-# with 1.2 × 10^8 items (reference run of benchmarks/full_scale_003.py)
+# with 1.2 × 10^8 items (reference run of reference/measure_full_scale_003.py)
 FIGURES.add("nk-003-measured", lambda: format_bytes(_full_003().info_size, 4))
 FIGURES.add("nk-003-measured-fpr", lambda: format_rate(_full_003().fpr_measured))
 FIGURES.add("nk-003-lb", lambda: f"{bloom.bits_per_item_lower_bound(SEED_003_P):.2f}")

@@ -469,7 +469,8 @@ def plot_window(window: Measurement[tuple[WindowRun, RoaringWindow]]) -> Figure:
     return fig
 
 
-scalable_bloom_full_scale.register(FIGURES)  # seed 003 at full scale (benchmarks/full_scale_003.py)
+# seed 003 at full scale (reference/measure_full_scale_003.py)
+scalable_bloom_full_scale.register(FIGURES)
 
 
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------

@@ -1,6 +1,6 @@
 """Seed 003 at full scale for the chapter "Scalable Bloom filters": the stored run of
-``benchmarks/full_scale_003.py`` (:class:`setlab.lab.redisbloom_full_scale.FullScale003`) as the
-chapter's figures and a table, beside the seed's 137 MiB and 1 %.
+``reference/measure_full_scale_003.py`` (:class:`setlab.lab.redisbloom_full_scale.FullScale003`) as
+the chapter's figures and a table, beside the seed's 137 MiB and 1 %.
 
 Registered on :data:`setlab.chapters.scalable_bloom.FIGURES` by :func:`register` (called once, at
 the end of that module), so the page glues them with the chapter's other figures.

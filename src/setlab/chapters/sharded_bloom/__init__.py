@@ -287,7 +287,7 @@ FIGURES.add("sb-ceiling", lambda: format_count(reference_run().setbit_ceiling))
 FIGURES.add("sb-rtt50", lambda: format_duration(reference_run().rtt_for(50, 1000)))
 FIGURES.add("sb-c", lambda: format_duration(reference_run().pipelined_seconds_per_bit))
 
-# -- the mass-insertion ceiling: redis-cli --pipe (benchmarks/mass_insertion.py) -----------------
+# -- the mass-insertion ceiling: redis-cli --pipe (reference/measure_mass_insertion.py) -----------
 
 
 def _pipe(kind: str) -> PipeRow:
@@ -328,7 +328,7 @@ def _busy_range() -> str:
 FIGURES.add("sb-mi-busy", _busy_range)
 
 
-# -- seed 002 at full scale, really run (benchmarks/full_scale_002.py) ---------------------------
+# -- seed 002 at full scale, really run (reference/measure_full_scale_002.py) ---------------------
 
 
 def full_scale_run() -> FullScaleReference:

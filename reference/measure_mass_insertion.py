@@ -9,10 +9,10 @@ generated protocol (setlab's pump reads the file into memory first); ``end2end``
 items (setlab's loader vs generating the file + redis-cli); ``strict``, setlab's loader with its
 encoding vs redis-cli without the generation.
 
-    flock /tmp/setlab-heavy.lock .venv/bin/python benchmarks/mass_insertion.py --repeat 3 [--store]
+    flock /tmp/setlab-heavy.lock .venv/bin/python reference/measure_mass_insertion.py [--dry-run]
 
-``--store`` writes src/setlab/data/mass-insertion.json, the reference run the sharded-bloom
-chapter shows.
+It writes src/setlab/data/mass-insertion.json, the reference run the sharded-bloom chapter
+shows, when run at its default sizes (unless ``--dry-run``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each command kind")
     parser.add_argument("--setbit-items", type=int, default=1_000_000, help="items (× 10 bits)")
     parser.add_argument("--bf-items", type=int, default=10_000_000, help="items for BF.MADD")
-    parser.add_argument("--store", action="store_true", help="write the reference file")
+    parser.add_argument("--dry-run", action="store_true", help="measure and print; write nothing")
     args = parser.parse_args(argv)
     lab = setlab.connect("mass-insertion", backend="live")
     try:
@@ -54,8 +54,14 @@ def main(argv: list[str] | None = None) -> None:
         lab.cleanup()
     print(out["facts"]["redis_cli"])
     print_rows([PipeRow(**r) for r in out["rows"]])
-    if args.store:
-        print("wrote", reference.save(mass_insertion.REFERENCE, out["rows"], lab, **out["facts"]))
+    defaults = all(getattr(args, k) == parser.get_default(k) for k in ("setbit_items", "bf_items"))
+    if not args.dry_run and defaults:
+        print(
+            "wrote",
+            reference.save(
+                mass_insertion.REFERENCE, out["rows"], lab, writer=__file__, **out["facts"]
+            ),
+        )
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Writes src/setlab/data/stalls-reference.json for the chapter "One slow command s
 which shows it to readers on the embedded backend. Rerun it on your machine (it starts a private
 redis-server; nothing touches another server):
 
-    .venv/bin/python scripts/measure_stalls.py
+    .venv/bin/python reference/measure_stalls.py
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main() -> None:
     fork_rows = stalls.fork_costs(lab, stalls.FORK_BYTES)
     lab.cleanup()
     path = reference.save(
-        "stalls-reference", stalls.as_rows(stall_rows), lab,
+        "stalls-reference", stalls.as_rows(stall_rows), lab, writer=__file__,
         deletes=stalls.as_rows(delete_rows), keys=stalls.as_rows(keys_rows),
         forks=stalls.as_rows(fork_rows),
     )  # fmt: skip

@@ -3,7 +3,7 @@
 Writes src/setlab/data/setbit-reference.json, which the chapter "SETBIT is O(offset)" shows to
 readers on the embedded backend. Rerun it on your own machine (it starts a private redis-server):
 
-    .venv/bin/python scripts/measure_setbit.py [--repeat 3] [--only sequence]
+    .venv/bin/python reference/measure_setbit.py [--repeat 3] [--only sequence]
 
 ``--only sequence`` re-measures only the replay of seed 000's three favourites and stores it as
 its own labelled section of the existing file (the sweep and the stall keep their label).
@@ -62,7 +62,9 @@ def measure_sweep_and_stall(lab: setlab.Lab, repeat: int) -> None:
         if offset == bitmap.MAX_OFFSET:
             timeline = setbit.StallTimeline.from_probe(result).to_json()  # keeps the worst wait
     lab.cleanup()
-    path = reference.save("setbit-reference", rows, lab, blocking=blocking, timeline=timeline)
+    path = reference.save(
+        "setbit-reference", rows, lab, writer=__file__, blocking=blocking, timeline=timeline
+    )
     top = setbit.SetbitReference.load().median(bitmap.MAX_OFFSET)
     print(f"wrote {path}; median first SETBIT at 2^32-1: {top.server_s * 1e3:.0f} ms inside Redis")
 

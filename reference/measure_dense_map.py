@@ -5,7 +5,7 @@ offset space" shows to readers on the embedded backend: ``MEMORY USAGE`` (SAMPLE
 encoding of the map's hash after mapping the chapter's likers, at a few user counts. Rerun it on
 your own machine (it starts a private redis-server):
 
-    .venv/bin/python scripts/measure_dense_map.py
+    .venv/bin/python reference/measure_dense_map.py
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main() -> None:
         print(f"{users:>7,} users: {memory.bytes:>9,} B ({memory.encoding}), "
               f"{memory.per_user:.1f} B per user")  # fmt: skip
     lab.cleanup()
-    path = reference.save(dense_map.REFERENCE_NAME, rows, lab)
+    path = reference.save(dense_map.REFERENCE_NAME, rows, lab, writer=__file__)
     print(f"wrote {path}")
 
 

@@ -7,9 +7,10 @@ Starts a private redis-server with RedisBloom and runs
 Prints load time, BF.INFO / MEMORY USAGE / used_memory beside the layout model, the measured
 false-positive rate on 10^6 absent items beside the model's, and the peak RSS.
 
-    flock /tmp/setlab-heavy.lock .venv/bin/python benchmarks/full_scale_003.py [--store]
+    flock /tmp/setlab-heavy.lock .venv/bin/python reference/measure_full_scale_003.py [--dry-run]
 
-``--items`` scales the run down for a try-out (``--store`` refuses then).
+A full-size run writes ``src/setlab/data/full-scale-003.json`` (unless ``--dry-run``);
+``--items`` scales it down for a try-out, which is never stored.
 """
 
 from __future__ import annotations
@@ -41,18 +42,19 @@ def print_rows(rows: list[FullScaleRow]) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=full.SEED_003_ITEMS)
-    parser.add_argument("--store", action="store_true", help="write the reference file")
+    parser.add_argument("--dry-run", action="store_true", help="measure and print; write nothing")
     args = parser.parse_args(argv)
-    if args.store and args.items != full.SEED_003_ITEMS:
-        parser.error("--store stores the full-scale run only")
     lab = setlab.connect("full-scale-003", backend="live")
     try:
         out = full.measure(lab, args.items)
     finally:
         lab.cleanup()
     print_rows([FullScaleRow(**r) for r in out["rows"]])
-    if args.store:
-        print("wrote", reference.save(full.REFERENCE, out["rows"], lab, **out["facts"]))
+    if not args.dry_run and args.items == full.SEED_003_ITEMS:
+        print(
+            "wrote",
+            reference.save(full.REFERENCE, out["rows"], lab, writer=__file__, **out["facts"]),
+        )
 
 
 if __name__ == "__main__":

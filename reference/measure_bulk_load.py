@@ -1,6 +1,6 @@
 """Write src/setlab/data/bulk-load.json: seed 002's bulk load, every strategy, on a real Redis.
 
-    .venv/bin/python scripts/measure_bulk_load.py [--scale 1]
+    .venv/bin/python reference/measure_bulk_load.py [--scale 1]
 
 Starts a private redis-server (needs the redis-server and redis-benchmark binaries), runs
 :func:`setlab.lab.bulk_load.measure` and stores the result as the reference run the chapter
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
         out = bulk_load.measure(lab, args.scale)
     finally:
         lab.cleanup()
-    path = reference.save(bulk_load.REFERENCE, out["rows"], lab, **out["facts"])
+    path = reference.save(bulk_load.REFERENCE, out["rows"], lab, writer=__file__, **out["facts"])
     print("wrote", path)
 
 

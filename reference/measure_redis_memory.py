@@ -7,7 +7,7 @@ readers on the embedded backend, and which tests/chapters/test_redis_memory.py c
 against.
 Rerun it on your own machine (it starts a private redis-server):
 
-    .venv/bin/python scripts/measure_redis_memory.py [--only sets|hll|roaring]
+    .venv/bin/python reference/measure_redis_memory.py [--only sets|hll|roaring]
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ def measure_sets(lab: Lab) -> None:
         memory_runs.SetMemoryReference.NAME,
         _rows(rows),
         lab,
+        writer=__file__,
         growth=_rows(growth),
         switch=_rows(switch),
         sampling=dataclasses.asdict(sampling),
@@ -83,6 +84,7 @@ def measure_hll(lab: Lab) -> None:
         hll_runs.HyperLogLogReference.NAME,
         _rows(registers),
         lab,
+        writer=__file__,
         registers=_rows(registers),
         growth=[{k: v for k, v in dataclasses.asdict(r).items() if v is not None} for r in growth],
         counts=_rows(counts),
@@ -114,6 +116,7 @@ def measure_roaring(lab: Lab) -> None:
         roaring_redis.REFERENCE,
         contention,
         lab,
+        writer=__file__,
         contention=contention,
         lost_update=roaring_redis.lost_update(lab, key),
         rb_setbit=rb,

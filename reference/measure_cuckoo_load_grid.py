@@ -5,7 +5,7 @@ fingerprints of 4 … 16 bits; 2^10 … 2^18 slots; three seeds; random victims,
 pure simulator and writes the JSON the interactive cuckoo figure and ``setlab calc cuckoo-load``
 read. Deterministic (seeded): a rerun writes the same file. A few minutes on one core.
 
-    .venv/bin/python benchmarks/cuckoo_load_grid.py [--out PATH]
+    .venv/bin/python reference/measure_cuckoo_load_grid.py [--out PATH]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from setlab.lab.reference import write_atomic
+from setlab.lab.reference import write_atomic, writer_name
 from setlab.models.cuckoo_load import GRID_FILE, LoadGrid
 
 
@@ -30,7 +30,8 @@ def main() -> None:
     start = time.perf_counter()
     grid = LoadGrid.simulate()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(args.out, json.dumps(grid.as_json(), indent=1) + "\n")
+    document = {"writer": writer_name(__file__), **grid.as_json()}
+    write_atomic(args.out, json.dumps(document, indent=1) + "\n")
     print(f"{len(grid.cells)} cells in {time.perf_counter() - start:.0f} s -> {args.out}")
 
 

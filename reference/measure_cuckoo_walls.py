@@ -12,7 +12,7 @@ model replays the small fills and must give the same marks. Writes
 :class:`setlab.lab.cuckoo_walls.CuckooWallsReference`): after the grid and after each
 seed-scale fill.
 
-    .venv/bin/python benchmarks/cuckoo_walls.py [--quick | --resume]
+    .venv/bin/python reference/measure_cuckoo_walls.py [--quick | --resume]
 
 The grid is subsampled to fit about 15 minutes on 2 cores when nothing else runs (the module
 inserts about 4 × 10^5 items per second through a Lua script; three times slower when the cores
@@ -93,7 +93,7 @@ def main() -> None:
     def save(seed_scale: list[WallFill]) -> None:
         seconds = before + time.perf_counter() - start
         path = reference.save(
-            NAME, [f.to_dict() for f in grid], lab, share=SHARE,
+            NAME, [f.to_dict() for f in grid], lab, writer=__file__, share=SHARE,
             seed_scale=[f.to_dict() for f in seed_scale], model_checked=checked,
             seconds=round(seconds, 1),
         )  # fmt: skip

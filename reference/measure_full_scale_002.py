@@ -12,15 +12,15 @@ the filter only ever sees an item's two 64-bit base hashes, so what the input wa
 change which bits are set or how often a query collides. The measured false-positive rate,
 within the model's binomial interval, is the evidence.
 
-    flock /tmp/setlab-heavy.lock .venv/bin/python benchmarks/full_scale_002.py [--store]
-    .venv/bin/python benchmarks/full_scale_002.py --ids 1e6        # a small run (2^7 keys)
+    flock /tmp/setlab-heavy.lock .venv/bin/python reference/measure_full_scale_002.py [--dry-run]
+    .venv/bin/python reference/measure_full_scale_002.py --ids 1e6        # a small run (2^7 keys)
 
 ``--kernel numpy`` sets the same bits without numba, through ``np.bitwise_or.at`` (about
 200 ns a bit here: some 30 minutes at full size, which is why the compiled kernel exists; just
 hashing 8 × 10^8 IDs into their offsets with numpy alone would take about 7 minutes at the
 rate measured on 2^20 IDs).
-``--store`` writes ``src/setlab/data/full-scale-002.json`` (only for a full-size run), the
-reference run the chapter sharded-bloom shows.
+A full-size run writes ``src/setlab/data/full-scale-002.json``, the reference run the chapter
+sharded-bloom shows (unless ``--dry-run``); a smaller one is never stored.
 """
 
 from __future__ import annotations
@@ -73,20 +73,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ids", type=float, default=full_scale.SEED_002_IDS, help="IDs to load")
     parser.add_argument("--queries", type=float, default=1e6, help="IDs asked, each kind")
     parser.add_argument("--kernel", choices=("numba", "numpy"), default="numba")
-    parser.add_argument("--store", action="store_true", help="write the reference file")
+    parser.add_argument("--dry-run", action="store_true", help="measure and print; write nothing")
     args = parser.parse_args(argv)
     ids = int(args.ids)
-    if args.store and ids != full_scale.SEED_002_IDS:
-        parser.error("--store keeps only a full-size run (--ids 8e8)")
     lab = setlab.connect("full-scale", backend="live")
     try:
         out = full_scale.run(lab, ids, min(int(args.queries), ids), kernel=args.kernel)
     finally:
         lab.cleanup()
     print_report(out)
-    if args.store:
+    if not args.dry_run and ids == full_scale.SEED_002_IDS:
         rows = [{"phase": k, "seconds": v} for k, v in out["phases_seconds"].items()]
-        path = reference.save(full_scale.REFERENCE, rows, lab, **out)
+        path = reference.save(full_scale.REFERENCE, rows, lab, writer=__file__, **out)
         print("wrote", path)
 
 

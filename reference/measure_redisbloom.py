@@ -6,7 +6,7 @@ filters" and "Cuckoo filters and kick chains", which show it to readers on the e
 (fakeredis emulates BF.*/CF.* with pyprobables, whose sizing and behaviour differ). Rerun it on
 your machine (it starts a private redis-server with redisbloom.so; nothing touches another server):
 
-    .venv/bin/python scripts/measure_redisbloom.py [--quick]
+    .venv/bin/python reference/measure_redisbloom.py [--quick]
 
 ``--quick`` uses small filters (a minute less, latencies of cache-resident filters only).
 """
@@ -64,7 +64,7 @@ def main() -> None:
     print(f"cuckoo filters measured ({time.perf_counter() - start:.0f} s)")
     lab.cleanup()
     path = reference.save(
-        NAME, [r.to_dict() for r in rows], lab,
+        NAME, [r.to_dict() for r in rows], lab, writer=__file__,
         layouts={"large": vars(large), "small": vars(SMALL), "fixed": vars(FIXED),
                  "window": vars(WINDOW)},
         small=[r.to_dict() for r in small], fixed=[r.to_dict() for r in fixed],
