@@ -1,7 +1,7 @@
 """Downloadable chapters: executed notebooks that run on their own.
 
 A chapter downloaded from the site needs the ``setlab`` package and its reference data. The site
-has no package index to point at, so each notebook carries the package itself: a wheel built from
+has no package index to point at, so each notebook carries the package itself: the wheel built from
 this checkout (the modules plus the reference data in ``setlab/data``), base64-encoded in the
 notebook's first cell, which installs it — with the ``book`` extra for ``myst_nb`` — only when
 ``import setlab`` fails. The Sphinx extension in ``book/_ext`` calls :func:`write_downloads`.
@@ -10,11 +10,12 @@ notebook's first cell, which installs it — with the ``book`` extra for ``myst_
 from __future__ import annotations
 
 import base64
-import csv
-import hashlib
-import io
-import tomllib
-import zipfile
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -33,74 +34,33 @@ if importlib.util.find_spec("setlab") is None:
 """
 
 
-def _pyproject(root: Path) -> dict:
-    return tomllib.loads((root / "pyproject.toml").read_text())
+#: 2026-01-01 00:00 UTC: the wheel's file times, so two builds of one checkout are the same bytes
+SOURCE_DATE_EPOCH = "1767225600"
 
 
-def _metadata(project: dict) -> str:
-    lines = [
-        "Metadata-Version: 2.1",
-        f"Name: {project['name']}",
-        f"Version: {project['version']}",
-        f"Summary: {project.get('description', '')}",
-        f"Requires-Python: {project['requires-python']}",
-    ]
-    lines += [f"Requires-Dist: {d}" for d in project.get("dependencies", [])]
-    for extra, deps in project.get("optional-dependencies", {}).items():
-        lines.append(f"Provides-Extra: {extra}")
-        lines += [f"Requires-Dist: {_in_extra(d, extra)}" for d in deps]
-    return "\n".join(lines) + "\n"
-
-
-def _in_extra(dependency: str, extra: str) -> str:
-    """``dep; marker`` of an extra as one requirement: ``dep; (marker) and extra == "x"``."""
-    requirement, _, marker = dependency.partition(";")
-    condition = f'extra == "{extra}"'
-    if marker.strip():
-        condition = f"({marker.strip()}) and {condition}"
-    return f"{requirement.strip()}; {condition}"
-
-
-def _record_hash(data: bytes) -> str:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    return f"sha256={digest}"
-
-
+@cache
 def build_wheel(root: Path = ROOT) -> tuple[str, bytes]:
-    """A pure-Python wheel of setlab, its reference data (``setlab/data/*.json``) included.
+    """The real wheel of setlab, built by ``pip wheel`` from a copy of the checkout's ``src`` and
+    ``pyproject.toml`` (setuptools writes into the tree it builds): the package data that
+    ``pyproject.toml`` declares, reference runs and grids, travels with it. The installed
+    setuptools builds it (``--no-build-isolation``, ``--no-deps``), so nothing is downloaded.
 
-    Returns (file name, bytes). Built directly as a zip (a wheel is one), so no build backend or
-    download is needed during the book build.
+    Returns (file name, bytes); the tests install the same wheel (``tests/site/test_wheel.py``).
     """
-    project = _pyproject(root)["project"]
-    name, version = project["name"], project["version"]
-    dist_info = f"{name}-{version}.dist-info"
-    files: dict[str, bytes] = {}
-    package = root / "src" / "setlab"
-    for path in sorted([*package.rglob("*.py"), *(package / "data").glob("*.json")]):
-        files[path.relative_to(root / "src").as_posix()] = path.read_bytes()
-    files[f"{dist_info}/METADATA"] = _metadata(project).encode()
-    files[f"{dist_info}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: setlab-book-downloads\nRoot-Is-Purelib: true\n"
-        b"Tag: py3-none-any\n"
-    )
-    scripts = project.get("scripts", {})
-    if scripts:
-        entry = "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())
-        files[f"{dist_info}/entry_points.txt"] = entry.encode()
-    record = io.StringIO()
-    writer = csv.writer(record, lineterminator="\n")
-    for path, data in files.items():
-        writer.writerow([path, _record_hash(data), len(data)])
-    writer.writerow([f"{dist_info}/RECORD", "", ""])
-    files[f"{dist_info}/RECORD"] = record.getvalue().encode()
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path, data in files.items():
-            info = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, data)
-    return f"{name}-{version}-py3-none-any.whl", buffer.getvalue()
+    with tempfile.TemporaryDirectory(prefix="setlab-wheel-") as work:
+        source, dist = Path(work) / "source", Path(work) / "dist"
+        ignore = shutil.ignore_patterns("*.egg-info", "__pycache__", "build")
+        shutil.copytree(root / "src", source / "src", ignore=ignore)
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(root / name, source / name)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+             "--no-index", "-w", str(dist), str(source)],
+            check=True, capture_output=True, cwd=work,
+            env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH},
+        )  # fmt: skip
+        (wheel,) = dist.glob("setlab-*.whl")
+        return wheel.name, wheel.read_bytes()
 
 
 def standalone(notebook: nbformat.NotebookNode, wheel_name: str, wheel: bytes):

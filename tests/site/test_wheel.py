@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -14,26 +13,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import downloads  # noqa: E402
+
+GRIDS = ROOT / "src" / "setlab" / "data" / "grids"
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
-    """``pip wheel .`` installed into a folder of its own, far from the checkout."""
+    """The wheel the downloaded chapters embed (the one builder, ``downloads.build_wheel``: ``pip
+    wheel`` of the checkout), installed into a folder of its own, far from the checkout."""
     work = tmp_path_factory.mktemp("wheel")
-    source = work / "source"  # a copy: setuptools builds in the source tree
-    shutil.copytree(
-        ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__")
-    )
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "-w", str(work / "dist"), str(source)],
-        check=True, capture_output=True, cwd=work,
-    )  # fmt: skip
-    (wheel,) = (work / "dist").glob("setlab-*.whl")
+    name, data = downloads.build_wheel()
+    wheel = work / name
+    wheel.write_bytes(data)
     names = zipfile.ZipFile(wheel).namelist()
     assert "setlab/data/setbit-reference.json" in names
+    assert "setlab/data/grids/cuckoo-first-failure.json" in names  # the hand-made wheel had none
     assert "setlab/models/bloom.py" in names
     target = work / "site"
     subprocess.run(
@@ -70,11 +66,13 @@ def test_the_cli_calculators_run_from_the_wheel(installed, args):
 def test_the_wheel_reads_its_reference_data(installed):
     code = (
         "from setlab.lab import reference; "
-        "print(reference.load('setbit-reference').run.label); print(len(reference.names()))"
+        "print(reference.load('setbit-reference').run.label); print(len(reference.names())); "
+        "from setlab.models.cuckoo_load import LoadGrid; print(len(LoadGrid.load().cells))"
     )
     result = _run(installed, "-c", code)
     assert result.returncode == 0, result.stderr
-    label, count = result.stdout.splitlines()
+    label, count, cells = result.stdout.splitlines()
+    assert int(cells) == len(json.loads((GRIDS / "cuckoo-first-failure.json").read_text())["cells"])
     assert label.startswith("reference run: Redis 7.0.15")
     assert int(count) == len(list((ROOT / "src" / "setlab" / "data").glob("*.json")))
 
