@@ -51,7 +51,7 @@ import numpy as np
 import redis
 
 from setlab.core.progress import Progress
-from setlab.core.validate import check_int
+from setlab.core.validate import check_int, check_items
 from setlab.lab import guard
 from setlab.lab.backend import SOCKET_TIMEOUT_S
 from setlab.lab.errors import translate
@@ -215,14 +215,6 @@ def _setbit_records(lab: Lab, name: str, layout: BloomLayout, items: np.ndarray)
     return data, bounds
 
 
-def _check_items(items: object) -> np.ndarray:
-    if not isinstance(items, np.ndarray) or items.dtype.kind not in "ui":
-        raise ValueError(f"items must be a numpy integer array, got {type(items).__name__}")
-    if items.dtype.kind == "i" and items.size and items.min() < 0:
-        raise ValueError(f"items must be >= 0; got {items.min()}")
-    return items.astype(np.uint64, copy=False).ravel()
-
-
 def load(
     lab: Lab,
     name: str,
@@ -246,7 +238,7 @@ def load(
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")
     if not isinstance(layout, BloomLayout):
         raise ValueError(f"layout must be a BloomLayout, got {layout!r}")
-    items = _check_items(items)
+    items = check_items(items)
     batch = check_int("batch", batch, 1)
     block_bits = check_int("block_bits", block_bits, layout.bits_per_shard)
     lab.check_allocation(

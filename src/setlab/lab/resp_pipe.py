@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.core.validate import check_int
+from setlab.core.validate import check_int, check_items
 from setlab.lab import guard
 from setlab.lab.loading import LoadResult
 from setlab.lab.resp_encode import encode, key_table
@@ -121,7 +121,7 @@ def load_setbits(
     :class:`setlab.lab.bloom_filter.RedisBloomFilter`); asks ``lab.check_allocation`` for the
     whole filter first. Returns a :class:`setlab.lab.loading.LoadResult` (strategy ``stream``).
     """
-    items = _check_items(items)
+    items = check_items(items)
     chunk_items = check_int("chunk_items", chunk_items, 1)
     lab.check_allocation(
         guard.budget(string=layout.bytes_per_shard, keys=layout.shards),
@@ -176,21 +176,13 @@ def bf_mexists(
 
 def _check_multi(lab: Lab, key: str, items: object, batch: int) -> tuple[np.ndarray, int]:
     _check_key(lab, key)
-    return _check_items(items), check_int("batch", batch, 1)
+    return check_items(items), check_int("batch", batch, 1)
 
 
 def _check_key(lab: Lab, key: str) -> None:
     prefix = lab.key("x")[:-1]
     if not isinstance(key, str) or not key.startswith(prefix):
         raise ValueError(f"key must be made with lab.key(...) (under {prefix!r}); got {key!r}")
-
-
-def _check_items(items: object) -> np.ndarray:
-    if not isinstance(items, np.ndarray) or items.dtype.kind not in "ui":
-        raise ValueError(f"items must be a numpy integer array, got {type(items).__name__}")
-    if items.dtype.kind == "i" and items.size and items.min() < 0:
-        raise ValueError(f"items must be >= 0; got {items.min()}")
-    return items.astype(np.uint64, copy=False).ravel()
 
 
 def write_protocol(chunks: Iterable[Chunk], sink: Callable[[bytes], object]) -> tuple[int, int]:
