@@ -29,7 +29,8 @@ import argparse
 
 import setlab
 from setlab.core.units import format_bytes, format_duration
-from setlab.lab import full_scale, reference
+from setlab.lab import full_scale, machine_limits, reference
+from setlab.models import packed_bloom
 
 
 def print_report(out: dict) -> None:
@@ -68,6 +69,27 @@ def print_report(out: dict) -> None:
         )
 
 
+def print_limits(out: dict) -> None:
+    """The machine's limits, and how far above the floor they set the build is."""
+    limits = out["machine_limits"]
+    sweeps = -(-out["ids"] // packed_bloom.NUMBA_CHUNK)
+    bits = out["ids"] * out["layout"]["k"]
+    floor = machine_limits.build_floor(limits, bits, sweeps, out["payload_bytes"])
+    out["build_floor_seconds"] = floor
+    print(
+        f"machine: copy {limits['copy_bytes_per_second'] / 1e9:.1f} GB/s (1 thread, read + "
+        f"write); bit writes on {limits['threads']:.0f} threads: "
+        f"{limits['random_bits_per_second'] / 1e6:,.0f} M/s into 2 GiB, "
+        f"{limits['cached_bits_per_second'] / 1e6:,.0f} M/s into 256 KiB"
+    )
+    build = out["phases_seconds"]["build"]
+    print(
+        f"build floor: {bits:,} cached bit writes + {sweeps} sweeps of the payload = "
+        f"{floor:.1f} s; the build took {build:.1f} s = {build / floor:.2f}× the floor "
+        f"(in ID order, at the random-write rate: {bits / limits['random_bits_per_second']:.0f} s)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ids", type=float, default=full_scale.SEED_002_IDS, help="IDs to load")
@@ -82,6 +104,9 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         lab.cleanup()
     print_report(out)
+    # after the run, so its arrays do not count in the loader's peak RSS measured above
+    out["machine_limits"] = machine_limits.measure()
+    print_limits(out)
     if not args.dry_run and ids == full_scale.SEED_002_IDS:
         rows = [{"phase": k, "seconds": v} for k, v in out["phases_seconds"].items()]
         path = reference.save(full_scale.REFERENCE, rows, lab, writer=__file__, **out)

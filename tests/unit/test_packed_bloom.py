@@ -12,6 +12,7 @@ LAYOUTS = [
     BloomLayout(2**12, 7, shard_bits=5),  # power-of-two keys: odd steps
     BloomLayout(1000, 3, shard_bits=0, seed=5),  # one key, m not a power of two
     BloomLayout(2**10, 10, shard_bits=3, seed=1),
+    BloomLayout(2**17, 10, shard_bits=6),  # seed 002's keys: 4 groups of 16 shards, shared out
 ]
 
 

@@ -45,8 +45,9 @@ REFERENCE = "full-scale-002"
 SEED_002_IDS = 800_000_000
 #: Seed 002's reported load time: "about 20 hours" (seconds).
 SEED_002_SECONDS = 20 * 3600.0
-#: IDs per build step (one progress update each) and shards per pipelined write.
-_BUILD_STEP = 1 << 24
+#: IDs per build step (one progress update each: one pass of the compiled kernel) and shards
+#: per pipelined write.
+_BUILD_STEP = packed_bloom.NUMBA_CHUNK
 _SHARDS_PER_SEND = 64
 #: Items per pipelined verification round trip.
 _VERIFY_BATCH = 20_000
@@ -319,6 +320,10 @@ class FullScaleReference:
     model_used_memory_growth: int
     server_build: str
     seed_002_seconds: float
+    #: the least a build could take on the measuring machine (:func:`setlab.lab.machine_limits.
+    #: build_floor`), and the limits it was computed from
+    build_floor_seconds: float
+    machine_limits: dict[str, float]
 
     @property
     def measured_fpr(self) -> float:
@@ -359,4 +364,6 @@ class FullScaleReference:
             model_used_memory_growth=int(model["used_memory_growth"]),
             server_build=str(d["server_build"]),
             seed_002_seconds=float(d["seed_002_seconds"]),
+            build_floor_seconds=float(d["build_floor_seconds"]),
+            machine_limits={k: float(v) for k, v in d["machine_limits"].items()},
         )

@@ -16,20 +16,20 @@ which the full-scale run compares with :func:`setlab.models.bloom.sharded_fpr`.
 
 The bits. :func:`build_packed` sets exactly the bits :meth:`BloomLayout.locate` picks (the book's
 hashing: MurmurHash3's ``fmix64`` with two seeds, Kirsch–Mitzenmacher double hashing, the top
-``shard_bits`` of ``h1`` choosing the key), packed the way Redis stores a bitmap (bit 0 is the
-most significant bit of byte 0), shard after shard: shard ``s`` is bytes
-``s·m/8 … (s+1)·m/8``. Two kernels compute it: ``"numpy"`` (``BloomLayout.locate`` and
-``np.bitwise_or.at``: a few million bits/s) and ``"numba"`` (the same arithmetic compiled; each
-ID's shard, first offset and step go into one 64-bit word, the words of 2^24 IDs are sorted by
-group of shards, and the bits are set group after group, so the writes hit the CPU cache instead
-of random places in 2 GiB; the ``dev`` extra installs numba). The tests check that both give the
-same bytes, and the same bytes as :class:`setlab.models.bloom_sim.BloomSimulator`.
+``shard_bits`` of ``h1`` choosing the key), packed the way Redis stores a bitmap (bit 0 is the most
+significant bit of byte 0), shard after shard: shard ``s`` is bytes ``s·m/8 … (s+1)·m/8``. Two
+kernels compute it: ``"numpy"`` (``BloomLayout.locate`` and ``np.bitwise_or.at``: a few million
+bits/s) and ``"numba"`` (the same arithmetic compiled, on every core; each ID's shard, first offset
+and step go into one 64-bit word, the words of 2^26 IDs are sorted by group of shards, and the bits
+are set group after group, so the writes hit the CPU cache instead of random places in 2 GiB; the
+``dev`` extra installs numba). The tests check that both give the same bytes, and the same bytes as
+:class:`setlab.models.bloom_sim.BloomSimulator`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from typing import Literal
 
 import numpy as np
@@ -43,7 +43,9 @@ _SM_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _SM_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _SM_MUL2 = np.uint64(0x94D049BB133111EB)
 _CHUNK = 1 << 20  # IDs per numpy step: ~200 MB of temporaries at k = 10
-_NUMBA_CHUNK = 1 << 24  # IDs per compiled step: two 128 MiB word arrays
+#: IDs per compiled step: one 512 MiB array of their words. Every step sweeps the whole filter
+#: through the cache once, so fewer, larger steps move less memory (12 at seed 002's size).
+NUMBA_CHUNK = 1 << 26
 _GROUP_BITS = 1 << 21  # filter bits per group of shards the compiled build fills at once
 
 
@@ -103,77 +105,18 @@ def _build_numpy(
 
 @cache
 def _numba_kernels() -> tuple[Callable[..., int], Callable[..., None]]:
-    """The compiled loops ``(locate, apply)`` (numba is imported, and they are compiled, on
-    first use). ``locate`` does what :meth:`BloomLayout.locate` does for IDs numbered ``first …``
-    and writes each ID's ``(shard, g, step)`` as one word; ``apply`` sets an ID's ``k`` bits from
-    its word."""
+    """The compiled loops ``(checksum, build)`` of :mod:`setlab.models.packed_kernels` (numba is
+    imported, and they are compiled or read from numba's cache, on first use)."""
     try:
-        import numba
+        from setlab.models import packed_kernels
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ValueError(
             "kernel='numba' needs numba (pip install 'setlab[dev]'); use kernel='numpy'"
         ) from exc
-
-    one = np.uint64(1)
-    fmix1, fmix2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
-
-    @numba.njit(cache=True, nogil=True)
-    def locate(words, first, m, shard_bits, width, s1, s2):  # pragma: no cover - compiled
-        m64 = np.uint64(m)
-        low_mask = (one << np.uint64(64 - shard_bits)) - one if shard_bits else ~np.uint64(0)
-        top = np.uint64(64 - shard_bits)
-        power_of_two = (m & (m - 1)) == 0
-        checksum = np.uint64(0)
-        for j in range(words.size):
-            z = (np.uint64(first + j) + one) * _SM_GAMMA
-            z = (z ^ (z >> np.uint64(30))) * _SM_MUL1
-            z = (z ^ (z >> np.uint64(27))) * _SM_MUL2
-            z = z ^ (z >> np.uint64(31))
-            h1 = z ^ s1
-            h1 = (h1 ^ (h1 >> np.uint64(33))) * fmix1
-            h1 = (h1 ^ (h1 >> np.uint64(33))) * fmix2
-            h1 = h1 ^ (h1 >> np.uint64(33))
-            h2 = z ^ s2
-            h2 = (h2 ^ (h2 >> np.uint64(33))) * fmix1
-            h2 = (h2 ^ (h2 >> np.uint64(33))) * fmix2
-            h2 = h2 ^ (h2 >> np.uint64(33))
-            shard = (h1 >> top) if shard_bits else np.uint64(0)
-            g = (h1 & low_mask) % m64
-            step = ((h2 & (m64 - one)) | one) if power_of_two else one + h2 % (m64 - one)
-            word = (shard << np.uint64(2 * width)) | (g << np.uint64(width)) | step
-            words[j] = word
-            checksum ^= word
-        return checksum
-
-    @numba.njit(cache=True, nogil=True)
-    def apply(packed, words, m, k, width, group_shift, groups):  # pragma: no cover - compiled
-        # Counting sort of the words by shard group (a run of shards a few hundred KiB long),
-        # then the bits group after group: the writes of one group stay in the CPU's cache,
-        # where in ID order every write would be a miss somewhere in the whole array.
-        counts = np.zeros(groups + 1, dtype=np.int64)
-        for j in range(words.size):
-            counts[(words[j] >> np.uint64(group_shift)) + one] += 1
-        for g in range(groups):
-            counts[g + 1] += counts[g]
-        ordered = np.empty_like(words)
-        for j in range(words.size):
-            at = words[j] >> np.uint64(group_shift)
-            ordered[counts[at]] = words[j]
-            counts[at] += 1
-        m64, mask = np.uint64(m), (one << np.uint64(width)) - one
-        for j in range(ordered.size):
-            word = ordered[j]
-            step = word & mask
-            g = (word >> np.uint64(width)) & mask
-            base = (word >> np.uint64(2 * width)) * m64
-            for _ in range(k):
-                bit = base + g
-                packed[bit >> np.uint64(3)] |= np.uint8(0x80) >> np.uint8(bit & np.uint64(7))
-                g += step
-                if g >= m64:
-                    g -= m64
-
-    return locate, apply
+    threads = packed_kernels.numba.get_num_threads()
+    return partial(packed_kernels.checksum, threads=threads), partial(
+        packed_kernels.build, threads=threads
+    )
 
 
 def _word_width(layout: BloomLayout) -> int:
@@ -191,22 +134,22 @@ def _word_width(layout: BloomLayout) -> int:
 def _build_numba(
     layout: BloomLayout, packed: np.ndarray, first: int, count: int, write: bool
 ) -> int:
-    locate, apply = _numba_kernels()
+    checksum, build = _numba_kernels()
     s1, s2 = _seeds(layout)
     m = layout.bits_per_shard
     width = _word_width(layout)
+    if not write:
+        return int(checksum(first, count, m, layout.shard_bits, width, s1, s2))
     # groups of shards of about 256 KiB each (whole shards; one group when shards are larger)
     per_group = max(1, _GROUP_BITS // m)
     group_bits = min(layout.shard_bits, max(0, layout.shard_bits - (per_group.bit_length() - 1)))
     group_shift = 2 * width + layout.shard_bits - group_bits
-    checksum = 0
-    words = np.empty(min(count, _NUMBA_CHUNK), dtype=np.uint64)
-    for lo in range(first, first + count, _NUMBA_CHUNK):
-        part = words[: min(_NUMBA_CHUNK, first + count - lo)]
-        checksum ^= int(locate(part, lo, m, layout.shard_bits, width, s1, s2))
-        if write:
-            apply(packed, part, m, layout.k, width, group_shift, 1 << group_bits)
-    return 0 if write else checksum
+    ordered = np.empty(min(count, NUMBA_CHUNK), dtype=np.uint64)
+    for lo in range(first, first + count, NUMBA_CHUNK):
+        n = min(NUMBA_CHUNK, first + count - lo)
+        build(packed, ordered, lo, n, m, layout.k, layout.shard_bits, width, s1, s2,
+              group_shift, 1 << group_bits)  # fmt: skip
+    return 0
 
 
 def build_packed(
