@@ -129,7 +129,7 @@ class MassInsertionReference:
         return self.of(kind)[-1]
 
 
-def _redis_cli(lab: Lab, path: Path) -> tuple[float, int, int]:
+def redis_cli_pipe(lab: Lab, path: Path) -> tuple[float, int, int]:
     """Seconds, replies and errors of ``redis-cli --pipe < path`` on the lab's server."""
     kwargs = lab.r.connection_pool.connection_kwargs
     args = [shutil.which("redis-cli") or "redis-cli", "-h", str(kwargs["host"])]
@@ -217,7 +217,7 @@ def _one_kind(lab: Lab, kind: str, items: np.ndarray, repeat: int, folder: Path)
         prepare()
         cpu_before = _main_thread_cpu(lab)
         if who == "redis-cli":
-            seconds, replies, errors = _redis_cli(lab, path)
+            seconds, replies, errors = redis_cli_pipe(lab, path)
             if errors or replies != commands:
                 raise RuntimeError(f"redis-cli: {errors} errors, {replies} of {commands} replies")
         elif who == "setlab":

@@ -23,6 +23,7 @@ from setlab.lab import loading
 from setlab.lab.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
 from setlab.lab.full_scale import FullScaleReference
 from setlab.lab.mass_insertion import MassInsertionReference, PipeRow
+from setlab.lab.peers import PeerRow, PeersReference
 from setlab.models import bitmap, bloom
 from setlab.models.seeds import SEED_002_BITS, SEED_002_FIX_CONTAINERS, SEED_002_FIX_K
 from setlab.models.seeds import SEED_002_ITEMS as SEED_002_REAL
@@ -381,6 +382,78 @@ FIGURES.add("sb-full-used", lambda: format_bytes(full_scale_run().used_memory_gr
 FIGURES.add("sb-full-used-model", lambda: format_bytes(full_scale_run().model_used_memory_growth))
 FIGURES.add("sb-full-usage", lambda: f"{full_scale_run().memory_usage:,} bytes")
 FIGURES.add("sb-full-usage-model", lambda: f"{full_scale_run().model_memory_usage:,} bytes")
+
+FIGURES.add("sb-full-floor", lambda: format_duration(full_scale_run().build_floor_seconds))
+FIGURES.add(
+    "sb-full-floor-ratio",
+    lambda: f"{full_scale_run().phases['build'] / full_scale_run().build_floor_seconds:.1f}×",
+)
+
+# -- seed 002 at full scale, every peer in one run (reference/measure_peers_002.py) --------------
+
+
+def peers_run() -> PeersReference:
+    """The stored run of every peer on seed 002's IDs (reference file ``peers-002``)."""
+    return PeersReference.load()
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else format_duration(seconds)
+
+
+def peers_markdown() -> str:
+    """One row per tool: what ran, its time (and, for a slice, the time scaled to all the IDs),
+    peak memory of client and server, Redis's used_memory, and the false-positive rate."""
+    run = peers_run()
+    lines = [
+        "| tool | what ran | IDs loaded | time | at 8 × 10^8 IDs | client peak RSS "
+        "| server peak RSS | Redis `used_memory` | false-positive rate |",
+        "|:--|:--|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for r in run.rows:
+        full = f"{_hours(r.full_seconds)} (scaled)" if r.scaled else _hours(r.full_seconds)
+        server = format_bytes(r.server_peak_rss) if r.server_peak_rss else "— (no Redis)"
+        used = format_bytes(r.used_memory_growth) if r.used_memory_growth else "—"
+        fpr = _percent(r.fpr) if r.fpr is not None else "— (a slice)"
+        lines.append(
+            f"| {r.peer} | {r.how} | {format_count(r.ids)} | {format_duration(r.seconds)} "
+            f"| {full} | {format_bytes(r.client_peak_rss)} | {server} | {used} | {fpr} |"
+        )
+    return "\n".join(lines)
+
+
+def _peer(name: str) -> PeerRow:
+    return peers_run().row(name)
+
+
+FIGURES.add("sb-peers-label", lambda: peers_run().run.label)
+FIGURES.add("sb-peers-rate", lambda: _percent(peers_run().rate))
+FIGURES.add("sb-peers-slice", lambda: format_count(peers_run().slice_ids))
+FIGURES.add("sb-peers-setlab", lambda: format_duration(_peer("setlab").seconds))
+FIGURES.add("sb-peers-redisbloom", lambda: format_duration(_peer("redisbloom").seconds))
+FIGURES.add(
+    "sb-peers-redisbloom-ratio",
+    lambda: f"{_peer('redisbloom').seconds / _peer('setlab').seconds:.0f}×",
+)
+FIGURES.add("sb-peers-rbloom", lambda: format_duration(_peer("rbloom").seconds))
+FIGURES.add(
+    "sb-peers-rbloom-ratio", lambda: f"{_peer('rbloom').seconds / _peer('setlab').seconds:.1f}×"
+)
+FIGURES.add("sb-peers-setlab-used", lambda: format_bytes(_peer("setlab").used_memory_growth or 0))
+FIGURES.add(
+    "sb-peers-slice-used",
+    lambda: format_bytes(_peer("redis-py SETBIT").used_memory_growth or 0),
+)
+FIGURES.add(
+    "sb-full-random-rate",
+    lambda: f"{full_scale_run().machine_limits['random_bits_per_second'] / 1e6:,.0f} M bits/s",
+)
+FIGURES.add(
+    "sb-full-cached-rate",
+    lambda: f"{full_scale_run().machine_limits['cached_bits_per_second'] / 1e6:,.0f} M bits/s",
+)
+FIGURES.add("sb-peers-py-full", lambda: _hours(_peer("redis-py SETBIT").full_seconds))
+FIGURES.add("sb-peers-cli-full", lambda: _hours(_peer("redis-cli --pipe").full_seconds))
 
 # -- plots --------------------------------------------------------------------------------------
 
