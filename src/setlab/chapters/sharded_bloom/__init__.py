@@ -411,12 +411,14 @@ def peers_markdown() -> str:
         "|:--|:--|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for r in run.rows:
+        # as code, so the page's smart punctuation leaves "--pipe" alone
+        peer, how = (t.replace("redis-cli --pipe", "`redis-cli --pipe`") for t in (r.peer, r.how))
         full = f"{_hours(r.full_seconds)} (scaled)" if r.scaled else _hours(r.full_seconds)
         server = format_bytes(r.server_peak_rss) if r.server_peak_rss else "— (no Redis)"
         used = format_bytes(r.used_memory_growth) if r.used_memory_growth else "—"
         fpr = _percent(r.fpr) if r.fpr is not None else "— (a slice)"
         lines.append(
-            f"| {r.peer} | {r.how} | {format_count(r.ids)} | {format_duration(r.seconds)} "
+            f"| {peer} | {how} | {format_count(r.ids)} | {format_duration(r.seconds)} "
             f"| {full} | {format_bytes(r.client_peak_rss)} | {server} | {used} | {fpr} |"
         )
     return "\n".join(lines)
