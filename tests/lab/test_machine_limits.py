@@ -21,10 +21,6 @@ def test_the_bit_write_loop_sets_bits_in_every_threads_part():
     assert all(abs(o - expected) < 0.05 * expected for o in ones), (ones, expected)
 
 
-def test_bits_per_second_is_a_positive_rate():
-    assert machine_limits.bits_per_second(2**12, 2**16) > 0
-
-
 def test_the_build_floor_adds_the_cached_writes_and_the_sweeps():
     limits = {"cached_bits_per_second": 1e9, "copy_bytes_per_second": 2e10}
     assert machine_limits.build_floor(limits, 8 * 10**9, 12, 2**31) == pytest.approx(

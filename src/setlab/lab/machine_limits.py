@@ -23,8 +23,11 @@ from typing import Any
 
 import numpy as np
 
-#: Bytes of the random-write target (seed 002's packed filter) and of the cached one.
-RANDOM_BYTES, CACHED_BYTES = 2**31, 2**18
+from setlab.models.packed_bloom import GROUP_BITS
+
+#: Bytes of the random-write target (seed 002's packed filter) and of the cached one (the
+#: build's group of shards).
+RANDOM_BYTES, CACHED_BYTES = 2**31, GROUP_BITS // 8
 #: Bytes of the copied array, and bit writes per timed loop.
 COPY_BYTES, WRITES = 2**30, 2**26
 

@@ -46,7 +46,8 @@ _CHUNK = 1 << 20  # IDs per numpy step: ~200 MB of temporaries at k = 10
 #: IDs per compiled step: one 512 MiB array of their words. Every step sweeps the whole filter
 #: through the cache once, so fewer, larger steps move less memory (12 at seed 002's size).
 NUMBA_CHUNK = 1 << 26
-_GROUP_BITS = 1 << 21  # filter bits per group of shards the compiled build fills at once
+#: Filter bits per group of shards the compiled build fills at once (256 KiB: a core's L2).
+GROUP_BITS = 1 << 21
 
 
 def splitmix64(counters: np.ndarray) -> np.ndarray:
@@ -141,7 +142,7 @@ def _build_numba(
     if not write:
         return int(checksum(first, count, m, layout.shard_bits, width, s1, s2))
     # groups of shards of about 256 KiB each (whole shards; one group when shards are larger)
-    per_group = max(1, _GROUP_BITS // m)
+    per_group = max(1, GROUP_BITS // m)
     group_bits = min(layout.shard_bits, max(0, layout.shard_bits - (per_group.bit_length() - 1)))
     group_shift = 2 * width + layout.shard_bits - group_bits
     ordered = np.empty(min(count, NUMBA_CHUNK), dtype=np.uint64)

@@ -24,7 +24,7 @@ from setlab.lab.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
 from setlab.lab.full_scale import FullScaleReference
 from setlab.lab.mass_insertion import MassInsertionReference, PipeRow
 from setlab.lab.peers import PeerRow, PeersReference
-from setlab.models import bitmap, bloom
+from setlab.models import bitmap, bloom, packed_bloom
 from setlab.models.seeds import SEED_002_BITS, SEED_002_FIX_CONTAINERS, SEED_002_FIX_K
 from setlab.models.seeds import SEED_002_ITEMS as SEED_002_REAL
 from setlab.render.claims import Figures
@@ -383,6 +383,8 @@ FIGURES.add("sb-full-used-model", lambda: format_bytes(full_scale_run().model_us
 FIGURES.add("sb-full-usage", lambda: f"{full_scale_run().memory_usage:,} bytes")
 FIGURES.add("sb-full-usage-model", lambda: f"{full_scale_run().model_memory_usage:,} bytes")
 
+FIGURES.add("sb-build-chunk", lambda: f"2^{packed_bloom.NUMBA_CHUNK.bit_length() - 1}")
+FIGURES.add("sb-build-group", lambda: format_bytes(packed_bloom.GROUP_BITS // 8))
 FIGURES.add("sb-full-floor", lambda: format_duration(full_scale_run().build_floor_seconds))
 FIGURES.add(
     "sb-full-floor-ratio",
