@@ -16,7 +16,7 @@ help:
 	@echo "make test-fresh the same from empty caches: every page executed, every figure computed"
 	@echo "make check      the fast loop: lint + unit tests on both cores (no book builds, no browser, no live Redis, no slow installs)"
 	@echo "make serve      serve the built book on http://127.0.0.1:$(PORT)"
-	@echo "make lab        open the book in JupyterLab, chapters as notebooks, the index first"
+	@echo "make lab        build the book, then open its chapters as notebooks in JupyterLab"
 	@echo "make lint       ruff check + format check"
 	@echo "make reference  re-measure every src/setlab/data/*.json on a real Redis (reference/measure_*.py)"
 
@@ -57,12 +57,14 @@ test-fresh:
 check: lint
 	$(BIN)/python -m pytest -q -n 2 -m "not book and not live and not slow"
 
-# JupyterLab at the repository root with book/index.md open. binder/jupyter holds the settings
-# that make a double-click open a MyST chapter as a notebook (jupytext); the Binder image uses
-# the same folder. The kernel is this .venv's Python, so `import setlab` is this checkout.
-lab: $(STAMP)
+# JupyterLab at the repository root on the chapters as notebooks: `make book` writes each executed
+# chapter in plain Markdown, with the build's numbers in its prose, to _build/lab/ (a cached
+# build takes seconds). binder/jupyter holds the settings, also for the Binder image: a
+# double-click opens a MyST source in book/ as a notebook (jupytext). The kernel is this .venv's
+# Python, so `import setlab` is this checkout.
+lab: book
 	JUPYTER_CONFIG_PATH="$(CURDIR)/binder/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	  $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" book/index.md
+	  $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" _build/lab/index.ipynb
 
 serve:
 	@test -f _build/html/index.html || { echo "no book yet: run make book first"; exit 1; }

@@ -1,15 +1,23 @@
-"""Downloadable chapters: executed notebooks that run on their own.
+"""Chapters as notebooks outside the book: the download, and what ``make lab`` opens.
 
-A chapter downloaded from the site needs the ``setlab`` package and its reference data. The site
-has no package index to point at, so each notebook carries the package itself: the wheel built from
-this checkout (the modules plus the reference data in ``setlab/data``), base64-encoded in the
-notebook's first cell, which installs it — with the ``book`` extra for ``myst_nb`` — only when
-``import setlab`` fails. The Sphinx extension in ``book/_ext`` calls :func:`write_downloads`.
+Both are the executed chapter rewritten in plain Markdown (``plain_notebooks.py``: values in
+place of glue roles, no MyST left), opened by a short note on what the reader is looking at.
+
+- **The download** (``_notebooks/<chapter>.ipynb`` on the site) must run on its own, and the site
+  has no package index to point at, so it carries the package itself: the real wheel built from
+  this checkout (:func:`build_wheel`: the modules plus the reference data in ``setlab/data``),
+  base64-encoded in a hidden cell, and a cell that installs it — with the ``book`` extra — only
+  when ``import setlab`` fails, then says which backend the chapter will run on.
+- **The lab notebooks** (``_build/lab/<chapter>.ipynb``) are the same without the wheel: ``make
+  lab`` opens them in JupyterLab, where setlab is this checkout.
+
+The Sphinx extension ``book/_ext/setlab_site.py`` calls :func:`write_notebooks` after each build.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +27,7 @@ from functools import cache
 from pathlib import Path
 
 import nbformat
+import plain_notebooks  # book/_ext is on sys.path, beside this module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,7 +40,23 @@ if importlib.util.find_spec("setlab") is None:
     wheel.write_bytes(base64.b64decode(SETLAB_WHEEL))
     subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet",
                            f"setlab[book] @ {{wheel.as_uri()}}"])
+from setlab.lab.backend import resolve_backend
+print("setlab", __import__("setlab").__version__, "will run this chapter on:", {{
+    "url": "your Redis at REDIS_URL (only the book's own keys are written)",
+    "live": "a private redis-server of this machine, started for the chapter",
+    "fake": "embedded fakeredis (no Redis needed; its timings are not Redis's)",
+}}[resolve_backend()])
 """
+
+NOTE = """\
+**{title}**, chapter {number} of *setlab: huge sets of IDs in Redis*, as a notebook for any \
+Jupyter.{where}
+
+- Numbers in the prose are the values of the book's build (on the {backend} backend), underlined \
+with dots: hover one to see which code cell recomputes it. Running the notebook recomputes every \
+figure and table; the prose keeps the build's numbers.
+- Exercise cells have no output yet: run one to see its answer, then open the solution below it.
+{install}"""
 
 
 #: 2026-01-01 00:00 UTC: the wheel's file times, so two builds of one checkout are the same bytes
@@ -64,7 +89,8 @@ def build_wheel(root: Path = ROOT) -> tuple[str, bytes]:
 
 
 def standalone(notebook: nbformat.NotebookNode, wheel_name: str, wheel: bytes):
-    """A copy of an executed notebook whose first cells install the embedded setlab wheel."""
+    """A copy of a notebook whose first code cells install the embedded setlab wheel (after its
+    opening note, when it has one)."""
     copy = nbformat.from_dict(notebook)
     encoded = base64.b64encode(wheel).decode()
     data_cell = nbformat.v4.new_code_cell(f'SETLAB_WHEEL = "{encoded}"')
@@ -72,23 +98,109 @@ def standalone(notebook: nbformat.NotebookNode, wheel_name: str, wheel: bytes):
     data_cell.metadata["jupyter"] = {"source_hidden": True}
     install = nbformat.v4.new_code_cell(INSTALL_CELL.format(wheel_name=wheel_name))
     install.metadata["tags"] = ["setlab-install"]
-    copy.cells = [data_cell, install, *copy.cells]
+    first = copy.cells[:1] if copy.cells and "setlab-note" in _tags(copy.cells[0]) else []
+    copy.cells = [*first, data_cell, install, *copy.cells[len(first) :]]
     return copy
 
 
-def write_downloads(
-    executed_dir: Path, out_dir: Path, slugs: list[str], root: Path = ROOT
+def _tags(cell: nbformat.NotebookNode) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def opening_note(
+    notebook: nbformat.NotebookNode, title: str, number: str, page_url: str | None,
+    backend: str, download: bool,
+) -> nbformat.NotebookNode:  # fmt: skip
+    """``notebook`` with a first Markdown cell saying what it is and how its numbers relate to
+    the book's."""
+    where = f" The book's page: <{page_url}>." if page_url else ""
+    install = (
+        "- The next two cells install setlab from the wheel this notebook carries, only if it is "
+        "missing, and say which Redis the chapter will use.\n"
+        if download
+        else ""
+    )
+    cell = nbformat.v4.new_markdown_cell(
+        NOTE.format(title=title, number=number, where=where, backend=backend, install=install)
+    )
+    cell.metadata["tags"] = ["setlab-note"]
+    copy = nbformat.from_dict(notebook)
+    copy.cells = [cell, *copy.cells]
+    return copy
+
+
+def executed_notebook(path: Path, cache_path: str | None) -> nbformat.NotebookNode:
+    """The executed chapter: MyST-NB's copy at ``path`` (its Markdown as the page has it) with
+    its outputs from the execution cache at ``cache_path``. In ``cache`` mode MyST-NB writes that
+    copy without outputs (it renders from the cache's copy), so the outputs come from there.
+    Raises ``ValueError`` when the cache has no execution of the page."""
+    notebook = nbformat.read(path, as_version=4)
+    if cache_path is None:
+        return notebook
+    from jupyter_cache import get_cache
+
+    try:
+        _, merged = get_cache(cache_path).merge_match_into_notebook(notebook)
+    except KeyError:
+        raise ValueError(f"the execution cache {cache_path} has no execution of {path}") from None
+    return merged
+
+
+def write_notebooks(
+    executed_dir: Path,
+    cache_path: str | None,
+    refs: plain_notebooks.References,
+    slugs: list[str],
+    numbers: dict[str, str],
+    downloads_dir: Path,
+    lab_dir: Path,
+    backend: str,
+    root: Path = ROOT,
 ) -> list[Path]:
-    """Write ``<out_dir>/<slug>.ipynb`` for every executed chapter found in ``executed_dir``."""
+    """Write ``<downloads_dir>/<slug>.ipynb`` (with the wheel) and ``<lab_dir>/<slug>.ipynb``
+    (without) for every executed chapter found in ``executed_dir``; ``numbers`` holds each
+    chapter's number; ``cache_path`` is the execution cache (None: the executed copies hold their
+    outputs). Returns the downloads written."""
     wheel_name, wheel = build_wheel(root)
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
+    for folder in (downloads_dir, lab_dir):
+        folder.mkdir(parents=True, exist_ok=True)
     for slug in slugs:
         source = executed_dir / f"{slug}.ipynb"
         if not source.is_file():
             continue
-        notebook = nbformat.read(source, as_version=4)
-        target = out_dir / f"{slug}.ipynb"
-        nbformat.write(standalone(notebook, wheel_name, wheel), target)
-        written.append(target)
+        docname = f"book/{slug}"
+        glue_file = executed_dir / f"{slug}.glue.json"
+        glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
+        plain = plain_notebooks.plain_notebook(
+            executed_notebook(source, cache_path), docname, refs, glue
+        )
+        title, page = refs.titles.get(docname, slug), refs.page_url(docname)
+        for folder, download in ((downloads_dir, True), (lab_dir, False)):
+            notebook = opening_note(plain, title, numbers.get(slug, "?"), page, backend, download)
+            if download:
+                notebook = standalone(notebook, wheel_name, wheel)
+            nbformat.validate(notebook)
+            nbformat.write(notebook, folder / f"{slug}.ipynb")
+        written.append(downloads_dir / f"{slug}.ipynb")
+    nbformat.write(lab_index(refs, slugs, numbers), lab_dir / "index.ipynb")
     return written
+
+
+def lab_index(refs: plain_notebooks.References, slugs: list[str], numbers: dict[str, str]):
+    """The notebook ``make lab`` opens first: the chapters in the book's order, each a link."""
+
+    def order(slug: str) -> tuple[int, ...]:
+        return tuple(int(n) for n in numbers.get(slug, "").split(".") if n.isdigit()) or (999,)
+
+    lines = [
+        f"- {numbers.get(slug, '')} [{refs.titles.get(f'book/{slug}', slug)}]({slug}.ipynb)"
+        for slug in sorted(slugs, key=order)
+    ]
+    text = (
+        "# setlab: the chapters as notebooks\n\n"
+        "Each chapter as the book's build executed it, in plain Markdown with the build's numbers "
+        "(written by `make book`; edit the chapters themselves in `book/*.md`). Run one top to "
+        "bottom to recompute it on this machine's Redis.\n\n" + "\n".join(lines)
+    )
+    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])

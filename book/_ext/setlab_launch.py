@@ -15,6 +15,9 @@ itself. A build that knows no URL shows no buttons and says so where it would sa
   ``https://mybinder.org``).
 - ``SETLAB_JUPYTERHUB_URL``: a JupyterHub with nbgitpuller (a class's hub); without it there is
   no JupyterHub button, since there is no public one to default to.
+- ``SETLAB_PAGES_BRANCH``: the branch the built site is published from (default ``gh-pages``).
+  Colab opens notebooks from GitHub only, so each chapter's "Open in Colab" link
+  (:func:`colab_url`) points at its downloadable notebook there, ``_notebooks/<chapter>.ipynb``.
 
 At ``config-inited`` this sets sphinx-book-theme's ``repository_url``, ``repository_branch``,
 ``path_to_docs`` and ``launch_buttons`` (the theme then links ``<binderhub>/v2/gh/<owner>/<repo>/
@@ -39,6 +42,8 @@ URL_ENV = "SETLAB_REPOSITORY_URL"
 BRANCH_ENV = "SETLAB_REPOSITORY_BRANCH"
 BINDERHUB_ENV = "SETLAB_BINDERHUB_URL"
 JUPYTERHUB_ENV = "SETLAB_JUPYTERHUB_URL"
+PAGES_BRANCH_ENV = "SETLAB_PAGES_BRANCH"
+DEFAULT_PAGES_BRANCH = "gh-pages"
 DEFAULT_BRANCH = "main"
 DEFAULT_BINDERHUB = "https://mybinder.org"
 #: what Jupyter Book puts in ``repository.url`` when ``_config.yml`` names none: never ours
@@ -95,12 +100,27 @@ def launch_options(
                 f"{name} must be an http(s) URL such as https://hub.example.org; got {hub!r}"
             )
         hubs[key] = hub
+    colab_url(url, "chapter", environ)  # a pages branch that cannot be in a link stops here
     return {
         "repository_url": url,
         "repository_branch": branch,
         "path_to_docs": "",  # _config.yml is at the repository root: pages are book/<chapter>
         "launch_buttons": {"notebook_interface": "jupyterlab", **hubs},
     }
+
+
+def colab_url(repository_url: str, slug: str, environ: Mapping[str, str]) -> str:
+    """Colab's link to the downloadable notebook of chapter ``slug`` as the published site
+    holds it: ``https://colab.research.google.com/github/<owner>/<repo>/blob/<pages branch>/
+    _notebooks/<slug>.ipynb``. Raises ``ValueError`` for a branch that cannot be in a URL."""
+    branch = _setting(environ, PAGES_BRANCH_ENV, DEFAULT_PAGES_BRANCH)
+    if not _BRANCH.fullmatch(branch) or ".." in branch:
+        raise ValueError(f"{PAGES_BRANCH_ENV} must be a branch name; got {branch!r}")
+    repository = repository_url.rstrip("/").removeprefix("https://github.com/")
+    return (
+        f"https://colab.research.google.com/github/{repository}/blob/{branch}/"
+        f"_notebooks/{slug}.ipynb"
+    )
 
 
 def substitutions(url: str) -> dict[str, str]:

@@ -23,6 +23,7 @@ it autoloads — into ``_static/mathjax`` and points Sphinx at them.
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 from importlib import util
@@ -85,11 +86,21 @@ def _is_chapter(app: Sphinx, pagename: str) -> bool:
 def _link_download(app: Sphinx, pagename: str, templatename, context: dict, doctree) -> None:
     if doctree is None or not _is_chapter(app, pagename):
         return
+    import setlab_launch  # book/_ext is on sys.path
+
     slug = pagename.split("/", 1)[1]
     href = f"../{DOWNLOADS}/{slug}.ipynb"
+    repository = str(app.config.html_theme_options.get("repository_url") or "")
+    colab = (
+        f' · <a href="{html.escape(setlab_launch.colab_url(repository, slug, os.environ))}">'
+        "Open in Colab</a>"
+        if repository
+        else ""
+    )
     link = (
         f'<p class="setlab-download"><a href="{href}" download>Download this chapter as a '
-        f"notebook</a> (executed; its first cell installs setlab if needed).</p>"
+        f"notebook</a> (executed, in plain Markdown for any Jupyter; its first cells install "
+        f"setlab if needed){colab}.</p>"
     )
     body = context.get("body", "")
     title_end = body.find("</h1>")
@@ -132,11 +143,26 @@ def _write_notebooks(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     import downloads  # book/_ext is on sys.path (local_extensions in _config.yml)
+    import plain_notebooks
 
+    env = app.env
     executed = Path(app.outdir).parent / "jupyter_execute" / "book"
-    slugs = sorted(p.split("/", 1)[1] for p in app.env.found_docs if _is_chapter(app, p))
-    written = downloads.write_downloads(executed, Path(app.outdir) / DOWNLOADS, slugs)
-    logger.info(f"setlab_site: wrote {len(written)} downloadable notebooks")
+    chapters = sorted(p for p in env.found_docs if _is_chapter(app, p))
+    refs = plain_notebooks.references_from_sphinx(
+        env, app.config, Path(app.srcdir), frozenset(chapters)
+    )
+    numbers = {
+        doc.split("/", 1)[1]: ".".join(map(str, (env.toc_secnumbers.get(doc) or {}).get("", ())))
+        for doc in chapters
+    }
+    mode = env.mystnb_config.execution_mode
+    cache = env.mystnb_config.execution_cache_path if mode == "cache" else None
+    written = downloads.write_notebooks(
+        executed, cache, refs, [doc.split("/", 1)[1] for doc in chapters], numbers,
+        downloads_dir=Path(app.outdir) / DOWNLOADS, lab_dir=Path(app.outdir).parent / "lab",
+        backend=os.environ.get("SETLAB_BACKEND", "auto"),
+    )  # fmt: skip
+    logger.info(f"setlab_site: wrote {len(written)} downloadable notebooks and their lab copies")
 
 
 def _dedupe_scripts(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
@@ -161,5 +187,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", _link_download)
     app.connect("doctree-resolved", _alt_from_svg)
     app.add_js_file("setlab.js", loading_method="defer")
-    app.connect("build-finished", _write_notebooks)
+    # before setlab_execution removes a temporary execution cache (priority 500)
+    app.connect("build-finished", _write_notebooks, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -6,13 +6,17 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import html
 import io
 import os
+import re
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import nbformat
+import pytest
 
 from tests.support.notebooks import ROOT
 
@@ -101,3 +105,81 @@ def test_downloaded_chapter_installs_setlab_only_when_missing():
     finally:
         subprocess.check_call = real_check_call
     assert calls == []
+
+
+# -- the notebooks of the built book ----------------------------------------------------------
+
+#: what only the book's build renders: glue and other roles, directive fences, MyST targets
+MYST_LEFT = re.compile(
+    r"\{glue|\{(doc|ref|numref|cite:[tp]|eval)\}`|^\s*(:::+|```+)\{|^\(\S+\)=\s*$", re.M
+)
+SMART_QUOTES = str.maketrans("‘’“”", "''\"\"")
+ABBR = re.compile(r'<abbr title="[^"]*">(.*?)</abbr>', re.S)
+
+
+def _notebooks(html: Path) -> list[Path]:
+    folders = [html / "_notebooks", html.parent / "lab"]
+    found = [path for folder in folders for path in sorted(folder.glob("*.ipynb"))]
+    assert len(found) == 2 * len(list((html / "_notebooks").glob("*.ipynb"))) + 1  # + lab index
+    return [path for path in found if path.name != "index.ipynb"]
+
+
+def _exercise_code_cells_in_source(path: Path) -> int:
+    """How many code cells the chapter's MyST source has between its exercise gates."""
+    import jupytext
+
+    count, inside = 0, False
+    for cell in jupytext.read(path).cells:
+        if cell.cell_type == "markdown":
+            for gate in re.findall(r"\{(exercise-start|exercise-end)\}", cell.source):
+                inside = gate == "exercise-start"
+        elif inside:
+            count += 1
+    return count
+
+
+@pytest.mark.book
+def test_the_books_notebooks_have_no_myst_left_no_exercise_output_and_folded_solutions(
+    fake_book_html,
+):
+    for path in _notebooks(fake_book_html):
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+        markdown = [c.source for c in notebook.cells if c.cell_type == "markdown"]
+        left = [m.group(0) for text in markdown for m in MYST_LEFT.finditer(text)]
+        assert not left, f"{path.parent.name}/{path.name}: {left[:5]}"
+        source = (ROOT / "book" / path.with_suffix(".md").name).read_text()
+        solutions = [t for t in markdown if t.startswith("<details>\n<summary>Solution to ")]
+        assert len(solutions) == source.count("{solution-start}") > 0, path.name
+        assert all(t.rstrip().endswith("</details>") for t in solutions), path.name
+        exercise_cells = [
+            c for c in notebook.cells if "setlab-exercise" in c.metadata.get("tags", [])
+        ]
+        expected = _exercise_code_cells_in_source(ROOT / "book" / path.with_suffix(".md").name)
+        assert len(exercise_cells) == expected, path.name
+        assert all(not c.outputs for c in exercise_cells), path.name
+        # run on their own, the downloads carry the wheel; the lab copies use this checkout
+        tags = [c.metadata.get("tags", []) for c in notebook.cells[:3]]
+        in_downloads = path.parent.name == "_notebooks"
+        assert (["setlab-wheel"] in tags) is in_downloads and tags[0] == ["setlab-note"]
+
+
+def _plain(text: str) -> str:
+    return html.unescape(re.sub(r"\\(.)", r"\1", text))
+
+
+@pytest.mark.book
+def test_the_prose_of_a_notebook_shows_the_values_its_page_shows(fake_book_html):
+    from bs4 import BeautifulSoup
+
+    for path in sorted((fake_book_html / "_notebooks").glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        in_notebook = [_plain(v) for v in ABBR.findall(markdown)]
+        page_html = (fake_book_html / "book" / f"{path.stem}.html").read_text()
+        page = BeautifulSoup(page_html, "html.parser")
+        # the page's smart quotes (Sphinx's smartquotes) are the one difference allowed
+        on_page = [
+            span.get_text().translate(SMART_QUOTES) for span in page.select("span.pasted-text")
+        ]
+        assert in_notebook == on_page and on_page, path.name
