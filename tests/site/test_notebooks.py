@@ -10,6 +10,7 @@ import html
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -96,7 +97,8 @@ def test_downloaded_chapter_installs_setlab_only_when_missing():
         subprocess.check_call = real_check_call
     (command,) = calls
     assert command[1:4] == ["-m", "pip", "install"]
-    assert command[-1].startswith("setlab[book] @ file://") and command[-1].endswith(name)
+    extras = "chapters,live" if shutil.which("redis-server") else "chapters"
+    assert command[-1].startswith(f"setlab[{extras}] @ file://") and command[-1].endswith(name)
     # With setlab importable (as here), the cell does nothing.
     calls.clear()
     subprocess.check_call = calls.append
@@ -183,3 +185,64 @@ def test_the_prose_of_a_notebook_shows_the_values_its_page_shows(fake_book_html)
             span.get_text().translate(SMART_QUOTES) for span in page.select("span.pasted-text")
         ]
         assert in_notebook == on_page and on_page, path.name
+
+
+#: the chapter the fresh-environment test runs: short on both backends, and it writes to Redis
+RUN_ALONE = "string-plus-set"
+
+
+@pytest.mark.book
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_a_downloaded_chapter_runs_in_a_fresh_jupyter_with_only_its_embedded_wheel(
+    fake_book_html, tmp_path
+):
+    """What a reader does with the download: a new virtual environment with nothing but a
+    Jupyter kernel and nbclient, away from the checkout, runs the notebook top to bottom — on
+    fakeredis, and on a private redis-server where one is installed. The first run installs
+    setlab from the wheel the notebook carries; the second finds it installed."""
+    from tests.conftest import REQUIRE_LIVE
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    # the lock's versions: pip takes them from its cache, and the run does not float
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SETLAB_", "PYTHON"))}
+    env.update(PIP_CONSTRAINT=str(ROOT / "constraints.txt"), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("VIRTUAL_ENV", None)
+    env.pop("JUPYTER_PATH", None)
+    subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "nbclient", "ipykernel"],
+        check=True, env=env, cwd=tmp_path, capture_output=True,
+    )  # fmt: skip
+    notebook = tmp_path / f"{RUN_ALONE}.ipynb"
+    shutil.copy(fake_book_html / "_notebooks" / notebook.name, notebook)
+    run = (
+        "import sys, nbformat, nbclient\n"
+        "nb = nbformat.read(sys.argv[1], as_version=4)\n"
+        "nbclient.NotebookClient(nb, timeout=900, kernel_name='python3',\n"
+        "                        resources={'metadata': {'path': sys.argv[2]}}).execute()\n"
+        "said = [o for c in nb.cells if 'setlab-install' in c.metadata.get('tags', [])\n"
+        "        for o in c.outputs]\n"
+        "print(''.join(o.get('text', '') for o in said))\n"
+    )
+    backends = ["fake"]
+    if shutil.which("redis-server") or REQUIRE_LIVE:
+        backends.append("live")
+    said = {}
+    for backend in backends:
+        done = subprocess.run(
+            [python, "-c", run, str(notebook), str(tmp_path)],
+            env={**env, "SETLAB_BACKEND": backend}, cwd=tmp_path,
+            capture_output=True, text=True, timeout=1500,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{backend}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        said[backend] = done.stdout
+    where = subprocess.run(
+        [python, "-c", "import setlab; print(setlab.__file__)"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert where.startswith(str(venv)), where  # the embedded wheel, not this checkout
+    assert "embedded fakeredis" in said["fake"]
+    if "live" in said:
+        assert "a private redis-server" in said["live"]
