@@ -20,9 +20,10 @@ itself. A build that knows no URL shows no buttons and says so where it would sa
   (:func:`colab_url`) points at its downloadable notebook there, ``_notebooks/<chapter>.ipynb``.
 
 At ``config-inited`` this sets sphinx-book-theme's ``repository_url``, ``repository_branch``,
-``path_to_docs`` and ``launch_buttons`` (the theme then links ``<binderhub>/v2/gh/<owner>/<repo>/
-<branch>?urlpath=lab/tree/book/<chapter>.md``; binder/jupyter makes JupyterLab open that file as a
-notebook), and the MyST substitutions ``{{ clone }}`` (the command, or what to do without a URL)
+``path_to_docs`` and ``launch_buttons``; the theme then makes the buttons, and
+:func:`chapter_links` points them at the chapter as a notebook that reads right outside the
+book (the theme's own links open its MyST source) and adds Colab's. It also sets the MyST
+substitutions ``{{ clone }}`` (the command, or what to do without a URL)
 and ``{{ repository }}`` (a link) that pages use instead of typing the address. A bad value stops
 the build with a message naming the variable.
 """
@@ -33,6 +34,7 @@ import os
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -44,6 +46,10 @@ BINDERHUB_ENV = "SETLAB_BINDERHUB_URL"
 JUPYTERHUB_ENV = "SETLAB_JUPYTERHUB_URL"
 PAGES_BRANCH_ENV = "SETLAB_PAGES_BRANCH"
 DEFAULT_PAGES_BRANCH = "gh-pages"
+#: where the build writes the chapters as notebooks (``book/_ext/downloads.py``), from the root
+LAB_NOTEBOOKS = "_build/lab"
+#: the folder of the downloadable notebooks on the built site
+DOWNLOADS = "_notebooks"
 DEFAULT_BRANCH = "main"
 DEFAULT_BINDERHUB = "https://mybinder.org"
 #: what Jupyter Book puts in ``repository.url`` when ``_config.yml`` names none: never ours
@@ -109,6 +115,68 @@ def launch_options(
     }
 
 
+def chapter_links(
+    repository_url: str, branch: str, hubs: Mapping[str, str], slug: str,
+    environ: Mapping[str, str],
+) -> dict[str, str]:  # fmt: skip
+    """Where each launch button of chapter ``slug`` opens it, as a notebook that reads right
+    (values in its prose, no MyST left; ``book/_ext/plain_notebooks.py``), keyed by the button's
+    text. The theme's own links open the chapter's MyST source, which JupyterLab shows as roles.
+
+    - ``Binder``: the image builds the book (``binder/Dockerfile``), so the chapter is
+      ``_build/lab/<slug>.ipynb`` in the repository at ``branch``.
+    - ``JupyterHub``: a class's hub builds nothing, so nbgitpuller pulls the published site's
+      branch (:data:`PAGES_BRANCH_ENV`) into a folder of its own and opens the downloadable
+      notebook there, which installs setlab when the hub lacks it.
+    - ``Colab``: :func:`colab_url`.
+
+    ``hubs`` is the theme's ``launch_buttons`` (``binderhub_url``, ``jupyterhub_url``); a hub
+    that is not set has no link."""
+    owner_repo = repository_url.rstrip("/").removeprefix("https://github.com/")
+    repo = owner_repo.rsplit("/", 1)[-1]
+    links = {"Colab": colab_url(repository_url, slug, environ)}
+    if binderhub := hubs.get("binderhub_url", "").rstrip("/"):
+        links["Binder"] = (
+            f"{binderhub}/v2/gh/{owner_repo}/{branch}?urlpath=lab/tree/{LAB_NOTEBOOKS}/{slug}.ipynb"
+        )
+    if jupyterhub := hubs.get("jupyterhub_url", "").rstrip("/"):
+        folder = f"{repo}-notebooks"
+        query = urlencode(
+            {
+                "repo": repository_url,
+                "branch": _setting(environ, PAGES_BRANCH_ENV, DEFAULT_PAGES_BRANCH),
+                "targetPath": folder,
+                "urlpath": f"lab/tree/{folder}/{DOWNLOADS}/{slug}.ipynb",
+            },
+            safe="/",
+        )
+        links["JupyterHub"] = f"{jupyterhub}/hub/user-redirect/git-pull?{query}"
+    return links
+
+
+def _retarget_buttons(app: Sphinx, pagename: str, templatename, context: dict, doctree) -> None:
+    """After the theme made a chapter's launch buttons (priority 501): point them at
+    :func:`chapter_links`, and add Colab's beside them."""
+    group = next(
+        (b for b in context.get("header_buttons", []) if b.get("label") == "launch-buttons"),
+        None,
+    )
+    if group is None:
+        return
+    theme = app.config.html_theme_options
+    links = chapter_links(
+        theme["repository_url"], theme["repository_branch"], theme.get("launch_buttons", {}),
+        pagename.rsplit("/", 1)[-1], os.environ,
+    )  # fmt: skip
+    for button in group["buttons"]:
+        if button.get("text") in links:
+            button["url"] = links[button["text"]]
+    group["buttons"].append(
+        {"type": "link", "text": "Colab", "tooltip": "Launch on Colab",
+         "icon": "_static/images/logo_colab.png", "url": links["Colab"]}
+    )  # fmt: skip
+
+
 def colab_url(repository_url: str, slug: str, environ: Mapping[str, str]) -> str:
     """Colab's link to the downloadable notebook of chapter ``slug`` as the published site
     holds it: ``https://colab.research.google.com/github/<owner>/<repo>/blob/<pages branch>/
@@ -157,4 +225,5 @@ def _configure(app: Sphinx, config: Config) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _configure)
+    app.connect("html-page-context", _retarget_buttons, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -30,6 +30,7 @@ from importlib import util
 from pathlib import Path
 
 from docutils import nodes
+from setlab_launch import DOWNLOADS, LAB_NOTEBOOKS, colab_url  # book/_ext is on sys.path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
@@ -74,9 +75,6 @@ def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
             shutil.copy2(source, destination)
 
 
-DOWNLOADS = "_notebooks"
-
-
 def _is_chapter(app: Sphinx, pagename: str) -> bool:
     if not pagename.startswith("book/") or pagename.split("/", 1)[1] not in CHAPTERS:
         return False
@@ -86,14 +84,11 @@ def _is_chapter(app: Sphinx, pagename: str) -> bool:
 def _link_download(app: Sphinx, pagename: str, templatename, context: dict, doctree) -> None:
     if doctree is None or not _is_chapter(app, pagename):
         return
-    import setlab_launch  # book/_ext is on sys.path
-
     slug = pagename.split("/", 1)[1]
     href = f"../{DOWNLOADS}/{slug}.ipynb"
     repository = str(app.config.html_theme_options.get("repository_url") or "")
     colab = (
-        f' · <a href="{html.escape(setlab_launch.colab_url(repository, slug, os.environ))}">'
-        "Open in Colab</a>"
+        f' · <a href="{html.escape(colab_url(repository, slug, os.environ))}">Open in Colab</a>'
         if repository
         else ""
     )
@@ -159,7 +154,8 @@ def _write_notebooks(app: Sphinx, exception: Exception | None) -> None:
     cache = env.mystnb_config.execution_cache_path if mode == "cache" else None
     written = downloads.write_notebooks(
         executed, cache, refs, [doc.split("/", 1)[1] for doc in chapters], numbers,
-        downloads_dir=Path(app.outdir) / DOWNLOADS, lab_dir=Path(app.outdir).parent / "lab",
+        downloads_dir=Path(app.outdir) / DOWNLOADS,
+        lab_dir=Path(app.outdir).parent / Path(LAB_NOTEBOOKS).name,  # _build/lab
         backend=os.environ.get("SETLAB_BACKEND", "auto"),
     )  # fmt: skip
     logger.info(f"setlab_site: wrote {len(written)} downloadable notebooks and their lab copies")

@@ -111,9 +111,30 @@ def test_the_image_follows_binders_rules_for_the_user():
             "${NB_USER}"] in _commands()  # fmt: skip
     assert ("COPY", "--chown=${NB_UID}:${NB_UID} . ${HOME}") in instructions
     assert ("WORKDIR", "${HOME}") in instructions
-    assert instructions[-1] == ("USER", "${NB_USER}"), "Binder never runs the server as root"
+    users = [a for word, a in instructions if word == "USER"]
+    assert users == ["${NB_USER}"], "Binder never runs the server as root"
     (pip_run,) = [a for word, a in instructions if word == "RUN" and "pip install" in a]
     assert pip_run.endswith("chown -R ${NB_UID}:${NB_UID} ${HOME}"), "root wrote egg-info"
+
+
+def test_the_image_builds_the_book_as_make_book_does_as_the_user_on_its_own_redis():
+    """The Binder button opens _build/lab/<chapter>.ipynb (book/_ext/setlab_launch.py), which
+    only a build writes: the image builds the book once, with `make book`'s flags, as the user
+    (so the files are theirs), live (the image has redis-server and RedisBloom)."""
+    instructions = _instructions()
+    user = instructions.index(("USER", "${NB_USER}"))
+    builds = [(i, a) for i, (word, a) in enumerate(instructions) if "jupyter-book" in a]
+    assert len(builds) == 1 and builds[0][0] > user
+    makefile = (ROOT / "Makefile").read_text()
+    flags = re.search(r"^BOOK_FLAGS := (.+)$", makefile, re.M)[1].split()
+    assert shlex.split(builds[0][1]) == ["SETLAB_BACKEND=live", "jupyter-book", "build", ".",
+                                         *flags]  # fmt: skip
+    assert "$(BIN)/jupyter-book build . $(BOOK_FLAGS)" in makefile
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import setlab_launch
+
+    assert setlab_launch.LAB_NOTEBOOKS == "_build/lab"
+    assert "_build" in (ROOT / ".dockerignore").read_text().split(), "a local build copied in"
 
 
 def test_the_binder_folder_has_no_files_repo2docker_would_ignore():
@@ -149,6 +170,7 @@ def test_every_pinned_dependency_is_in_the_lock():
         d for extra in project["optional-dependencies"].values() for d in extra
     ]
     names = {re.match(r"[A-Za-z0-9_.-]+", d).group(0).lower().replace("_", "-") for d in wanted}
+    names.discard(project["name"])  # an extra that includes another ("setlab[chapters]")
     assert sorted(names - lock) == []
 
 

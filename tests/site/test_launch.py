@@ -26,7 +26,7 @@ ENV = {
     "SETLAB_REPOSITORY_BRANCH": "teaching-2026",
     "SETLAB_JUPYTERHUB_URL": "https://hub.example.edu",
 }
-LAUNCH_VARIABLES = (*ENV, "SETLAB_BINDERHUB_URL")
+LAUNCH_VARIABLES = (*ENV, "SETLAB_BINDERHUB_URL", "SETLAB_PAGES_BRANCH")
 
 
 def test_no_repository_url_means_no_launch_options():
@@ -67,6 +67,7 @@ def test_defaults_are_main_on_mybinder_without_a_jupyterhub():
         ("SETLAB_REPOSITORY_BRANCH", "a..b"),
         ("SETLAB_BINDERHUB_URL", "mybinder.org"),
         ("SETLAB_JUPYTERHUB_URL", "https://hub.example.edu/?next=x"),
+        ("SETLAB_PAGES_BRANCH", "gh pages"),
     ],
 )
 def test_values_that_cannot_make_a_working_link_are_refused_naming_the_variable(name, value):
@@ -165,22 +166,31 @@ def _launch_links(page: Path) -> dict[str, str]:
 
 
 @pytest.mark.book
-def test_chapters_get_binder_and_jupyterhub_buttons_opening_the_chapter_in_jupyterlab(tmp_path):
+def test_chapters_get_binder_jupyterhub_and_colab_buttons_opening_a_notebook_that_reads_right(
+    tmp_path,
+):
     site = _build(_tiny_book(tmp_path / "with"), ENV)
     links = _launch_links(site / "book" / "launch-demo.html")
+    # Binder's image builds the book: the chapter as the build wrote it, in plain Markdown
     assert links["Binder"] == (
         "https://mybinder.org/v2/gh/example-org/setlab/teaching-2026"
-        "?urlpath=lab/tree/book/launch-demo.md"
+        "?urlpath=lab/tree/_build/lab/launch-demo.ipynb"
     )
+    # a class's hub builds nothing: the published site's downloadable notebook, in its own folder
     hub = urlsplit(links["JupyterHub"])
     assert f"{hub.scheme}://{hub.netloc}{hub.path}" == (
         "https://hub.example.edu/hub/user-redirect/git-pull"
     )
     assert parse_qs(hub.query) == {
         "repo": [REPO],
-        "urlpath": ["lab/tree/setlab/book/launch-demo.md"],
-        "branch": ["teaching-2026"],
+        "branch": ["gh-pages"],
+        "targetPath": ["setlab-notebooks"],
+        "urlpath": ["lab/tree/setlab-notebooks/_notebooks/launch-demo.ipynb"],
     }
+    assert links["Colab"] == (
+        "https://colab.research.google.com/github/example-org/setlab/blob/gh-pages/"
+        "_notebooks/launch-demo.ipynb"
+    )
     assert _launch_links(site / "book" / "index.html") == {}, "the index is not a notebook"
     assert f"Get it: git clone {REPO}.git." in _text(site / "book" / "index.html")
 
