@@ -10,7 +10,8 @@ place of glue roles, no MyST left), opened by a short note on what the reader is
   (with the ``chapters`` extra, and ``live`` where a ``redis-server`` is installed), then says
   which backend the chapter will run on.
 - **The lab notebooks** (``_build/lab/<chapter>.ipynb``) are the same without the wheel: ``make
-  lab`` opens them in JupyterLab, where setlab is this checkout.
+  lab`` opens them in JupyterLab, where setlab is this checkout. A rebuild moves one the reader
+  edited aside (:func:`keep_edited`) before writing the build's.
 
 The Sphinx extension ``book/_ext/setlab_site.py`` calls :func:`write_notebooks` after each build.
 """
@@ -18,6 +19,7 @@ The Sphinx extension ``book/_ext/setlab_site.py`` calls :func:`write_notebooks` 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import shutil
@@ -96,9 +98,14 @@ def standalone(notebook: nbformat.NotebookNode, wheel_name: str, wheel: bytes):
     opening note, when it has one)."""
     copy = nbformat.from_dict(notebook)
     encoded = base64.b64encode(wheel).decode()
-    data_cell = nbformat.v4.new_code_cell(f'SETLAB_WHEEL = "{encoded}"')
+    data_cell = nbformat.v4.new_code_cell(
+        "# @title The setlab package, embedded (the next cell installs it)\n"
+        f'SETLAB_WHEEL = "{encoded}"'
+    )
     data_cell.metadata["tags"] = ["setlab-wheel"]
+    # collapsed: JupyterLab and Notebook 7 hide the source, Colab shows the title as a form
     data_cell.metadata["jupyter"] = {"source_hidden": True}
+    data_cell.metadata["cellView"] = "form"
     install = nbformat.v4.new_code_cell(INSTALL_CELL.format(wheel_name=wheel_name))
     install.metadata["tags"] = ["setlab-install"]
     first = copy.cells[:1] if copy.cells and "setlab-note" in _tags(copy.cells[0]) else []
@@ -184,10 +191,51 @@ def write_notebooks(
             if download:
                 notebook = standalone(notebook, wheel_name, wheel)
             nbformat.validate(notebook)
+            if not download:
+                keep_edited(lab_dir / f"{slug}.ipynb", lab_dir / WRITTEN, notebook)
             nbformat.write(notebook, folder / f"{slug}.ipynb")
+            if not download:
+                _record(lab_dir / f"{slug}.ipynb", lab_dir / WRITTEN)
         written.append(downloads_dir / f"{slug}.ipynb")
     nbformat.write(lab_index(refs, slugs, numbers), lab_dir / "index.ipynb")
     return written
+
+
+#: what the build last wrote to the lab folder: {file name: digest of its cells' sources}
+WRITTEN = ".written.json"
+
+
+def _sources_digest(notebook: nbformat.NotebookNode | Path) -> str:
+    """SHA-256 of a notebook's cell kinds and sources: what a reader edits (not the outputs a
+    run changes, nor the metadata JupyterLab fills in when a kernel starts)."""
+    if isinstance(notebook, Path):
+        notebook = nbformat.read(notebook, as_version=4)
+    text = json.dumps([(c.cell_type, c.source) for c in notebook.cells])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _record(path: Path, record: Path) -> None:
+    digests = json.loads(record.read_text()) if record.is_file() else {}
+    digests[path.name] = _sources_digest(path)
+    record.write_text(json.dumps(digests, indent=1, sort_keys=True))
+
+
+def keep_edited(path: Path, record: Path, incoming: nbformat.NotebookNode) -> Path | None:
+    """Before a build replaces the lab notebook at ``path`` with ``incoming``: if a reader changed
+    its cells since the build wrote it (``make lab`` opens these files, and JupyterLab saves
+    there), move it to ``<name>.edited-<n>.ipynb`` beside it, so no rebuild loses their work.
+    Returns where it went, or None when there was nothing of theirs to keep."""
+    if not path.is_file():
+        return None
+    digests = json.loads(record.read_text()) if record.is_file() else {}
+    if _sources_digest(path) in {digests.get(path.name), _sources_digest(incoming)}:
+        return None
+    n = 1
+    while (kept := path.with_name(f"{path.stem}.edited-{n}.ipynb")).exists():
+        n += 1
+    path.rename(kept)
+    print(f"setlab: {path.name} had changes of yours; kept as {kept}", file=sys.stderr)
+    return kept
 
 
 def lab_index(refs: plain_notebooks.References, slugs: list[str], numbers: dict[str, str]):

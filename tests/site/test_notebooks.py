@@ -109,6 +109,31 @@ def test_downloaded_chapter_installs_setlab_only_when_missing():
     assert calls == []
 
 
+def test_a_rebuild_keeps_a_lab_notebook_the_reader_edited_and_replaces_one_they_only_ran(
+    tmp_path,
+):
+    path, record = tmp_path / "bloom-basics.ipynb", tmp_path / downloads.WRITTEN
+    build = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    changed = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(7 * 7)")])
+    nbformat.write(build, path)
+    # no record yet (a build before this one): what is there is the reader's unless it is the
+    # same as what the build writes now
+    assert downloads.keep_edited(path, record, build) is None
+    assert downloads.keep_edited(path, record, changed) is not None and not path.exists()
+    nbformat.write(build, path)
+    downloads._record(path, record)
+    ran = nbformat.read(path, as_version=4)  # the reader ran it: outputs and metadata change
+    ran.cells[0].outputs = [nbformat.v4.new_output("stream", text="42\n")]
+    ran.metadata["language_info"] = {"name": "python", "version": "3.11.7"}
+    nbformat.write(ran, path)
+    assert downloads.keep_edited(path, record, changed) is None and path.is_file()
+    ran.cells[0].source = "print(6 * 9)"  # ...then edited it
+    nbformat.write(ran, path)
+    kept = downloads.keep_edited(path, record, changed)
+    assert kept == tmp_path / "bloom-basics.edited-2.ipynb" and not path.exists()
+    assert nbformat.read(kept, as_version=4).cells[0].source == "print(6 * 9)"
+
+
 # -- the notebooks of the built book ----------------------------------------------------------
 
 #: what only the book's build renders: glue and other roles, directive fences, MyST targets
@@ -121,7 +146,12 @@ ABBR = re.compile(r'<abbr title="[^"]*">(.*?)</abbr>', re.S)
 
 def _notebooks(html: Path) -> list[Path]:
     folders = [html / "_notebooks", html.parent / "lab"]
-    found = [path for folder in folders for path in sorted(folder.glob("*.ipynb"))]
+    found = [
+        path
+        for folder in folders
+        for path in sorted(folder.glob("*.ipynb"))
+        if ".edited-" not in path.name  # a reader's, kept by a rebuild
+    ]
     assert len(found) == 2 * len(list((html / "_notebooks").glob("*.ipynb"))) + 1  # + lab index
     return [path for path in found if path.name != "index.ipynb"]
 
