@@ -254,6 +254,21 @@ class BigSetRow:
     freed: int | None  #: how far used_memory (less clients' buffers) fell on DEL
 
 
+#: INFO memory, DEL, INFO memory, with nothing in between (see :func:`measure_big_set`)
+_DEL_BETWEEN_INFO = """
+local before = redis.call('INFO', 'memory')
+redis.call('DEL', KEYS[1])
+return {before, redis.call('INFO', 'memory')}
+"""
+
+
+def _info_fields(text: str | bytes) -> dict[str, str]:
+    """The ``name:value`` fields of an ``INFO`` reply as text (what a script returns)."""
+    if isinstance(text, bytes):
+        text = text.decode()
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
 def _data_memory(memory: dict[str, Any]) -> int:
     """``used_memory`` without the clients' buffers, bytes, from one ``INFO memory`` reply."""
     return int(memory["used_memory"]) - int(memory.get("mem_clients_normal", 0))
@@ -271,10 +286,14 @@ def measure_big_set(lab: Lab, kind: str, count: int) -> BigSetRow:
 
     ``DEL`` frees at once (``UNLINK`` would free in a background thread), so the fall of
     ``used_memory`` is what the set really held, less what clients' buffers hold
-    (``mem_clients_normal``). The two readings and the ``DEL`` run in one ``MULTI``: Redis's
-    cron (ten times a second) shrinks idle clients' buffers and the keyspace's tables on its own
-    clock, and on a busy machine it fell between separate readings (37,632 bytes too many freed
-    of a 1.86 MB set). Server figures are ``None`` on the embedded backend.
+    (``mem_clients_normal``). The two readings and the ``DEL`` run in one script
+    (:data:`_DEL_BETWEEN_INFO`): Redis's cron (ten times a second) shrinks idle clients'
+    buffers and the keyspace's tables on its own clock, and on a busy machine it fell between
+    separate readings (37,632 bytes too many freed of a 1.86 MB set). In a ``MULTI`` the first
+    reading's reply could itself overflow a client buffer the cron had shrunk, and the 16 KiB
+    reply block it allocated fell between the readings (20,512 bytes too few freed); a script's
+    replies go to its own client, which allocates nothing for them. Server figures are ``None``
+    on the embedded backend.
     """
     count = check_int("count", count, 1)
     key = lab.key("big", kind.replace(" ", "-"))
@@ -291,9 +310,7 @@ def measure_big_set(lab: Lab, kind: str, count: int) -> BigSetRow:
         if lab.is_real:
             usage = int(lab.r.memory_usage(key, samples=0))
             samples = int(lab.r.memory_usage(key))
-            held, _deleted, left = (
-                lab.r.pipeline(transaction=True).info("memory").delete(key).info("memory").execute()
-            )
+            held, left = (_info_fields(text) for text in lab.r.eval(_DEL_BETWEEN_INFO, 1, key))
             freed = _data_memory(held) - _data_memory(left)
     finally:
         lab.r.delete(key)
