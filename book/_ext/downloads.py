@@ -57,12 +57,18 @@ NOTE = """\
 **{title}**, chapter {number} of *setlab: huge sets of IDs in Redis*, as a notebook for any \
 Jupyter.{where}
 
-- Numbers in the prose are the values of the book's build (on the {backend} backend), underlined \
+- Numbers in the prose are the values of the book's build (run on {backend}), underlined \
 with dots: hover one to see which code cell recomputes it. Running the notebook recomputes every \
 figure and table; the prose keeps the build's numbers.
 - Exercise cells have no output yet: run one to see its answer, then open the solution below it.
 {install}"""
 
+#: what the build's numbers were measured on, by backend (``setlab.lab.backend``)
+BUILT_ON = {
+    "live": "a real Redis the build started",
+    "url": "the Redis at the build's REDIS_URL",
+    "fake": "embedded fakeredis, with stored measurements of a real Redis",
+}
 
 #: 2026-01-01 00:00 UTC: the wheel's file times, so two builds of one checkout are the same bytes
 SOURCE_DATE_EPOCH = "1767225600"
@@ -130,8 +136,9 @@ def opening_note(
         if download
         else ""
     )
+    ran_on = BUILT_ON.get(backend, f"the {backend} backend")
     cell = nbformat.v4.new_markdown_cell(
-        NOTE.format(title=title, number=number, where=where, backend=backend, install=install)
+        NOTE.format(title=title, number=number, where=where, backend=ran_on, install=install)
     )
     cell.metadata["tags"] = ["setlab-note"]
     copy = nbformat.from_dict(notebook)

@@ -34,6 +34,7 @@ from setlab_launch import DOWNLOADS, LAB_NOTEBOOKS, colab_url  # book/_ext is on
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from setlab.lab.backend import resolve_backend
 from setlab.site.registry import CHAPTERS
 
 logger = logging.getLogger(__name__)
@@ -156,7 +157,7 @@ def _write_notebooks(app: Sphinx, exception: Exception | None) -> None:
         executed, cache, refs, [doc.split("/", 1)[1] for doc in chapters], numbers,
         downloads_dir=Path(app.outdir) / DOWNLOADS,
         lab_dir=Path(app.outdir).parent / Path(LAB_NOTEBOOKS).name,  # _build/lab
-        backend=os.environ.get("SETLAB_BACKEND", "auto"),
+        backend=resolve_backend(),  # $SETLAB_BACKEND, which make book sets, or what auto picks
     )  # fmt: skip
     logger.info(f"setlab_site: wrote {len(written)} downloadable notebooks and their lab copies")
 

@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -62,27 +63,32 @@ def jupyterlab(fake_book_html):
         f"--ServerApp.root_dir={root}", "--ServerApp.port_retries=0",
         *(["--allow-root"] if os.geteuid() == 0 else []),
     ]  # fmt: skip
-    server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/status", timeout=5):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    log = server.stdout.read().decode() if server.poll() is not None else ""
-                    pytest.fail(f"JupyterLab did not start:\n{log[-3000:]}")
-                time.sleep(0.5)
-        yield url, root
-    finally:
-        server.terminate()
+    # its log goes to a file: a pipe nobody reads fills, and the server then blocks writing
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+            _wait_until_up(f"http://127.0.0.1:{port}", server, log)
+            yield f"http://127.0.0.1:{port}", root
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def _wait_until_up(url: str, server: subprocess.Popen, log, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/status", timeout=5):
+                return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail(f"JupyterLab did not start:\n{log.read().decode()[-3000:]}")
+            time.sleep(0.5)
 
 
 def _open_chapter(browser, url: str, width: int = 1280):

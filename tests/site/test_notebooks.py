@@ -238,7 +238,11 @@ def test_a_downloaded_chapter_runs_in_a_fresh_jupyter_with_only_its_embedded_whe
     python = str(venv / "bin" / "python")
     # the lock's versions: pip takes them from its cache, and the run does not float
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SETLAB_", "PYTHON"))}
-    env.update(PIP_CONSTRAINT=str(ROOT / "constraints.txt"), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    # (and no bytecode compiled at install: Python compiles what the chapter imports)
+    env.update(
+        PIP_CONSTRAINT=str(ROOT / "constraints.txt"), PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_NO_COMPILE="1",
+    )  # fmt: skip
     env.pop("VIRTUAL_ENV", None)
     env.pop("JUPYTER_PATH", None)
     subprocess.run(
