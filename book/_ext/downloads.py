@@ -193,19 +193,31 @@ def write_notebooks(
             executed_notebook(source, cache_path), docname, refs, glue
         )
         title, page = refs.titles.get(docname, slug), refs.page_url(docname)
-        for folder, download in ((downloads_dir, True), (lab_dir, False)):
-            notebook = opening_note(plain, title, numbers.get(slug, "?"), page, backend, download)
-            if download:
-                notebook = standalone(notebook, wheel_name, wheel)
-            nbformat.validate(notebook)
-            if not download:
-                keep_edited(lab_dir / f"{slug}.ipynb", lab_dir / WRITTEN, notebook)
-            nbformat.write(notebook, folder / f"{slug}.ipynb")
-            if not download:
-                _record(lab_dir / f"{slug}.ipynb", lab_dir / WRITTEN)
+        number = numbers.get(slug, "?")
+        download = standalone(
+            opening_note(plain, title, number, page, backend, download=True), wheel_name, wheel
+        )
+        nbformat.validate(download)
+        nbformat.write(download, downloads_dir / f"{slug}.ipynb")
         written.append(downloads_dir / f"{slug}.ipynb")
+        write_lab_notebook(
+            opening_note(plain, title, number, page, backend, download=False),
+            lab_dir / f"{slug}.ipynb",
+        )
     nbformat.write(lab_index(refs, slugs, numbers), lab_dir / "index.ipynb")
     return written
+
+
+def write_lab_notebook(notebook: nbformat.NotebookNode, path: Path) -> None:
+    """Write a lab notebook where ``make lab`` opens it, keeping the reader's edited copy
+    (:func:`keep_edited`) and recording what was written."""
+    nbformat.validate(notebook)
+    record = path.with_name(WRITTEN)
+    keep_edited(path, record, notebook)
+    nbformat.write(notebook, path)
+    digests = json.loads(record.read_text()) if record.is_file() else {}
+    digests[path.name] = _sources_digest(notebook)
+    record.write_text(json.dumps(digests, indent=1, sort_keys=True))
 
 
 #: what the build last wrote to the lab folder: {file name: digest of its cells' sources}
@@ -219,12 +231,6 @@ def _sources_digest(notebook: nbformat.NotebookNode | Path) -> str:
         notebook = nbformat.read(notebook, as_version=4)
     text = json.dumps([(c.cell_type, c.source) for c in notebook.cells])
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _record(path: Path, record: Path) -> None:
-    digests = json.loads(record.read_text()) if record.is_file() else {}
-    digests[path.name] = _sources_digest(path)
-    record.write_text(json.dumps(digests, indent=1, sort_keys=True))
 
 
 def keep_edited(path: Path, record: Path, incoming: nbformat.NotebookNode) -> Path | None:
