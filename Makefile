@@ -59,7 +59,7 @@ check: lint
 
 # JupyterLab at the repository root on the chapters as notebooks: `make book` writes each executed
 # chapter in plain Markdown, with the build's numbers in its prose, to _build/lab/ (a cached
-# build takes seconds). binder/jupyter holds the settings, also for the Binder image: a
+# build takes about 20 s). binder/jupyter holds the settings, also for the Binder image: a
 # double-click opens a MyST source in book/ as a notebook (jupytext). The kernel is this .venv's
 # Python, so `import setlab` is this checkout.
 lab: book
