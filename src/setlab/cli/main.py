@@ -32,6 +32,7 @@ from setlab.cli.options import (
     format_option,
     json_option,
     max_ids_option,
+    memory_option,
     plain,
     progress_option,
     redis_option,
@@ -89,14 +90,24 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _advise(args: argparse.Namespace) -> int:
+    from setlab.models import string_ids
     from setlab.models.ids import read_ids
-    from setlab.tools import advise, analysis
+    from setlab.tools import advise, advise_strings, analysis
 
-    described = analysis.analyse(read_ids(args.file, args.progress, args.format, args.max_ids))
     options = advise.Needs(
         error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis
     )
-    advice = advise.advise(described, options)
+    strings, source = args.format == "str", args.file
+    if args.format == "auto":
+        strings, source = string_ids.sniff(args.file)
+    if strings:
+        if args.plot:
+            raise ValueError("--plot draws the histograms of integer IDs; string IDs have none")
+        found = string_ids.read_strings(source, args.progress, args.memory)
+        advice = advise_strings.advise_strings(found, options)
+    else:
+        described = analysis.analyse(read_ids(source, args.progress, args.format, args.max_ids))
+        advice = advise.advise(described, options)
     if args.plot:
         analysis.save_figure(described, args.plot)
     if args.json:
@@ -133,9 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "advise", help="histogram a file of IDs and recommend a structure",
-        description="Seed 003's advice as a tool: read IDs (decimal, hex or UUIDs, one per "
-        "line), report range, bit width, density, duplicates and the per-chunk histogram, price "
-        "every structure for these IDs and recommend one.",
+        description="Seed 003's advice as a tool: read IDs, one per line — decimal, hex or "
+        "UUIDs (range, bit width, density, duplicates, the per-chunk histogram), or strings "
+        "such as openids and emails (distinct count, lengths) — price every structure for "
+        "these IDs and recommend one.",
     )  # fmt: skip
     p.add_argument("file", help="file of IDs, one per line ('-' for stdin)")
     p.add_argument(
@@ -152,8 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="you only need how many distinct IDs, not membership",
     )
     p.add_argument("--plot", metavar="PNG", help="save the histograms to this PNG file")
-    format_option(p)
+    format_option(p, strings=True)
     max_ids_option(p)
+    memory_option(p)
     redis_option(p)
     progress_option(p)
     json_option(p)

@@ -57,11 +57,34 @@ def progress_option(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def format_option(p: argparse.ArgumentParser) -> None:
+def format_option(p: argparse.ArgumentParser, strings: bool = False) -> None:
+    """``--format``; with ``strings``, also ``str`` (openids, emails: ``setlab advise``)."""
+    if strings:
+        p.add_argument(
+            "--format", choices=("auto", "dec", "hex", "uuid", "str"), default="auto",
+            help="the kind of ID in the file: decimal integers, hex, UUIDs, or strings "
+            "(openids, emails, names). Default auto: strings if one of the first 1,000 IDs "
+            "after the first is none of the others; else the first ID decides, and a line of "
+            "another kind is an error",
+        )  # fmt: skip
+        return
     p.add_argument(
         "--format", choices=("auto", "dec", "hex", "uuid"), default="auto",
         help="the kind of ID in the file (default auto: the first ID decides, and a line of "
         "another kind is an error)",
+    )  # fmt: skip
+
+
+def memory_option(p: argparse.ArgumentParser) -> None:
+    """``--memory``: what counting string IDs exactly may take."""
+    from setlab.core.quantities import parse_bytes
+    from setlab.models.string_ids import DEFAULT_MEMORY, EXACT_PEAK_BYTES
+
+    p.add_argument(
+        "--memory", type=typed(parse_bytes, "memory"), default=DEFAULT_MEMORY, metavar="SIZE",
+        help="memory for counting string IDs exactly (default 1GiB: about "
+        f"{DEFAULT_MEMORY // EXACT_PEAK_BYTES / 1e6:.0f} million distinct IDs); past it the "
+        "count is a HyperLogLog estimate (±0.81%%) and memory stays bounded",
     )  # fmt: skip
 
 

@@ -1,5 +1,6 @@
 """Numbers as people type them: counts (``1.2e8``, ``120M``, ``2^32``), rates (``1%``,
-``1/1000``), sizes (``128MiB``, ``1.5GB``, bits by default) and ranges (``0:2^32``).
+``1/1000``), sizes (``128MiB``, ``1.5GB``, bits by default; bytes by default for
+:func:`parse_bytes`) and ranges (``0:2^32``).
 
 The calculators of ``setlab calc`` (:mod:`setlab.tools.calc`) and its command line read their
 input through these. Each parser is exact (fractions, not floats, until the end) and raises a
@@ -105,6 +106,19 @@ def parse_bits(text: object, name: str = "m") -> int:
     if bits.denominator != 1:
         raise ValueError(f"{name} must be a whole number of bits, got {text!r}")
     return check_int(name, int(bits), 1, 2**64)
+
+
+def parse_bytes(text: object, name: str = "memory") -> int:
+    """A size in bytes: a bare number is bytes (``1073741824``, ``2^30``); with a unit it is
+    converted as :func:`parse_bits` converts (``1GiB``, ``512MB``, ``800MiB``)."""
+    value, unit = _number(name, text)
+    if unit not in SIZE_UNITS:
+        raise ValueError(f"{name}: unknown unit {unit!r} (bytes by default; KB, MB, GB, KiB, "
+                         "MiB, GiB …)")  # fmt: skip
+    nbytes = value if unit == "" else value * SIZE_UNITS[unit] / 8
+    if nbytes.denominator != 1:
+        raise ValueError(f"{name} must be a whole number of bytes, got {text!r}")
+    return check_int(name, int(nbytes), 1, 2**63)
 
 
 def parse_range(text: str, name: str = "range") -> tuple[int, int]:

@@ -89,7 +89,7 @@ class Block:
         self.row = self._classify(cls, has)
         bad = np.flatnonzero(self.row == OTHER)
         if bad.size:
-            self.fail(bad[0], "not an ID (expected a decimal integer, hex or a UUID)")
+            self.fail(bad[0], "not an ID")
         del self._lines  # valid from here on: error texts come from the characters kept
 
     def _classify(self, cls: np.ndarray, has: np.ndarray) -> np.ndarray:
@@ -121,8 +121,14 @@ class Block:
         return text if len(text) <= 40 else text[:37] + "..."
 
     def fail(self, i: int, what: str) -> None:
-        header = self.first_line + i == 1 and what.startswith("not an ID")
-        hint = " (a header line? remove it)" if header else ""
+        hint = ""
+        if what == "not an ID":
+            hint = (
+                " (a header line? remove it)"
+                if self.first_line + i == 1
+                else " (expected a decimal integer, hex or a UUID; for string IDs such as "
+                "openids or emails, say --format str)"
+            )
         raise ValueError(f"line {self.first_line + i}: {self._text(i)!r} is {what}{hint}")
 
     def line_text(self, i: int) -> str:

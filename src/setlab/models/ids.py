@@ -125,26 +125,26 @@ _FORMAT_OF_KIND = {"decimal": "dec", "hex": "hex", "uuid": "uuid"}
 
 
 class _LongLine(Exception):
-    """A line longer than :data:`~setlab.models.id_lines.MAX_LINE`; ``data[:end]`` holds the whole
-    lines before it."""
+    """A line longer than ``max_line``; ``data[:end]`` holds the whole lines before it."""
 
-    def __init__(self, data: bytes, end: int) -> None:
+    def __init__(self, data: bytes, end: int, max_line: int = id_lines.MAX_LINE) -> None:
         super().__init__()
-        self.data, self.end = data, end
+        self.data, self.end, self.max_line = data, end, max_line
 
     def message(self, line: int) -> str:
         """The error for a block whose first line is number ``line``."""
         at = line + int(np.count_nonzero(np.frombuffer(self.data, np.uint8, self.end) == 0x0A))
-        return (f"line {at}: more than {id_lines.MAX_LINE} characters without a line break: not "
+        return (f"line {at}: more than {self.max_line} characters without a line break: not "
                 "a file of IDs (one per line)")  # fmt: skip
 
 
-def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
+def _pieces(
+    stream: IO[bytes], progress: Any, max_line: int = id_lines.MAX_LINE
+) -> Iterable[tuple[bytes, int]]:
     """The stream cut at line ends into pieces of about :data:`BLOCK_BYTES`: ``(data, end)``,
     ``data[:end]`` whole lines. A file is read on from the start of the line a block cut (no
-    copy to join it to the next block). A line longer than
-    :data:`~setlab.models.id_lines.MAX_LINE` raises :class:`_LongLine` at once: a 2 GB file with
-    no line break costs one block of memory."""
+    copy to join it to the next block). A line longer than ``max_line`` raises
+    :class:`_LongLine` at once: a 2 GB file with no line break costs one block of memory."""
     carry, first, seekable = b"", True, stream.seekable()
     while chunk := stream.read(BLOCK_BYTES):
         if first and chunk.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
@@ -153,8 +153,8 @@ def _pieces(stream: IO[bytes], progress: Any) -> Iterable[tuple[bytes, int]]:
         data = carry + chunk  # no copy while carry is empty
         end = data.rfind(b"\n") + 1
         cut = len(data) - end
-        if cut > id_lines.MAX_LINE:
-            raise _LongLine(data, end)
+        if cut > max_line:
+            raise _LongLine(data, end, max_line)
         again = seekable and end and cut  # read the cut line again with the next block
         if again:
             stream.seek(-cut, io.SEEK_CUR)

@@ -67,6 +67,8 @@ INTSET_MAX_ENTRIES_CAP = 1 << 30  #: t_set.c caps set-max-intset-entries here
 SET_MAX_INTSET_ENTRIES = 512  #: default set-max-intset-entries
 SET_MAX_LISTPACK_ENTRIES = 128  #: default set-max-listpack-entries (7.2+)
 SET_MAX_LISTPACK_VALUE = 64  #: default set-max-listpack-value (7.2+), bytes
+HASH_MAX_LISTPACK_ENTRIES = 512  #: default hash-max-listpack-entries (7.0's redis.conf, config.c)
+HASH_MAX_LISTPACK_VALUE = 64  #: default hash-max-listpack-value (7.0), bytes
 LISTPACK_HEADER_BYTES = 6  #: total bytes (4) + element count (2)
 LISTPACK_END_BYTES = 1
 EMBSTR_SIZE_LIMIT = 44  #: OBJ_ENCODING_EMBSTR_SIZE_LIMIT
@@ -401,6 +403,52 @@ def set_cost(
     value = int(float(base) + float(elesize) / m.count * m.count)
     usage = value + sum(ledger.usage[k] for k in ("key name (sds)", "keyspace dictEntry"))
     return ledger.cost("set", encoding, m.count, version, usage)
+
+
+def hash_cost(fields: Members, values: Members, key: str | bytes = "k") -> KeyCost:
+    """What a hash built by ``HSET key f1 v1 f2 v2 …`` costs on Redis 7.0 (field ``i`` of
+    ``fields`` holding value ``i`` of ``values``; both summaries, distinct fields).
+
+    ``listpack`` while it has at most 512 fields and no field or value is longer than 64
+    bytes (``hash-max-listpack-entries``/``-value``): one listpack of field and value entries,
+    which ``MEMORY USAGE`` counts by its allocation (``zmalloc_size``). Past that a
+    ``hashtable``, laid out as a set's (t_hash.c ``hashTypeSet`` keeps a copied sds field and
+    an sds value in each ``dictEntry``), plus each value's sds; ``MEMORY USAGE`` adds the
+    value's ``sdsZmallocSize`` to each entry (object.c ``objectComputeSize``, ``OBJ_HASH``).
+    """
+    if fields.count != values.count or fields.count == 0:
+        raise ValueError(
+            f"a hash needs as many values as fields, at least one; got {fields.count:,} fields "
+            f"and {values.count:,} values"
+        )
+    if fields.allocator != values.allocator:
+        raise ValueError("fields and values were summarised for different allocators")
+    small = max(fields.max_length, values.max_length) <= HASH_MAX_LISTPACK_VALUE
+    if fields.count <= HASH_MAX_LISTPACK_ENTRIES and small:
+        ledger = Ledger(key, fields.allocator)
+        ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
+        lp = LISTPACK_HEADER_BYTES + fields.listpack_bytes + values.listpack_bytes
+        lp += LISTPACK_END_BYTES
+        ledger.add("listpack", ledger.size_class(lp), ledger.size_class(lp))
+        return ledger.cost("hash", "listpack", fields.count)
+    cost = set_cost(fields, key, max_intset_entries=0, allocator=fields.allocator)
+    parts = {k.replace("member strings", "field strings"): v for k, v in cost.parts.items()}
+    allocated = {
+        k.replace("member strings", "field strings"): v for k, v in cost.allocated_parts.items()
+    }
+    parts["value strings (sds)"] = allocated["value strings (sds)"] = values.sds_bytes
+    parts.pop("(rounding of the per-member average)", None)
+    # the per-entry average of object.c, now over field, value and entry
+    buckets = dict_buckets(fields.count)
+    base = ROBJ_BYTES + DICT_BYTES + POINTER_BYTES * buckets
+    elesize = fields.count * DICT_ENTRY_BYTES + fields.sds_bytes + values.sds_bytes
+    usage = int(float(base) + float(elesize) / fields.count * fields.count)
+    usage += parts["key name (sds)"] + parts["keyspace dictEntry"]
+    if usage != sum(parts.values()):
+        parts["(rounding of the per-member average)"] = usage - sum(parts.values())
+    return KeyCost(
+        "hash", "hashtable", fields.count, usage, sum(allocated.values()), parts, allocated
+    )
 
 
 def string_encoding(value: str | bytes | int) -> str:

@@ -87,7 +87,7 @@ def _fmt(nbytes: float) -> str:
     return format_bytes(nbytes)
 
 
-def _set_candidate(a: Analysis, needs: Needs) -> Candidate:
+def set_candidate(a: Analysis, needs: Needs) -> Candidate:
     from setlab.models import redis_memory
 
     cost = redis_memory.set_cost(a.members, version=needs.version)  # type: ignore[arg-type]
@@ -167,7 +167,7 @@ def _roaring_candidate(a: Analysis) -> Candidate:
     return Candidate(name, r.serialized_bytes, "exact", "yes", where, tuple(caveats))
 
 
-def _bloom_candidate(a: Analysis, needs: Needs) -> Candidate:
+def bloom_candidate(a: Analysis, needs: Needs) -> Candidate:
     from setlab.models import bloom, redisbloom
     from setlab.models.bloom import format_rate
 
@@ -188,7 +188,7 @@ def _bloom_candidate(a: Analysis, needs: Needs) -> Candidate:
                      exact=False)  # fmt: skip
 
 
-def _cuckoo_candidate(a: Analysis, needs: Needs) -> Candidate:
+def cuckoo_candidate(a: Analysis, needs: Needs) -> Candidate:
     from setlab.models.bloom import format_rate
     from setlab.models.cuckoo import PAPER_LOAD_FACTORS
 
@@ -205,7 +205,7 @@ def _cuckoo_candidate(a: Analysis, needs: Needs) -> Candidate:
                      "RedisBloom module", tuple(caveats), exact=False)  # fmt: skip
 
 
-def _hll_candidate(a: Analysis) -> Candidate:
+def hll_candidate(a: Analysis) -> Candidate:
     from setlab.models.hyperloglog import HLL_STANDARD_ERROR
 
     cost = calc.hll_key_cost(a.distinct)
@@ -219,12 +219,12 @@ def candidates(a: Analysis, needs: Needs | None = None) -> list[Candidate]:
     """Every structure the book discusses, priced for these IDs (memory in bytes)."""
     needs = needs or Needs()
     return [
-        _set_candidate(a, needs),
+        set_candidate(a, needs),
         _bitmap_candidate(a),
         _roaring_candidate(a),
-        _bloom_candidate(a, needs),
-        _cuckoo_candidate(a, needs),
-        _hll_candidate(a),
+        bloom_candidate(a, needs),
+        cuckoo_candidate(a, needs),
+        hll_candidate(a),
     ]
 
 
@@ -257,7 +257,7 @@ def recommend(a: Analysis, options: list[Candidate], needs: Needs | None = None)
         closest = _smallest(native)
         extra = closest.memory - best.memory  # type: ignore[operator]
         if closest.memory <= NATIVE_PREMIUM * best.memory or extra <= NATIVE_SLACK:  # type: ignore[operator]
-            built_in = (f"; built into Redis, where a {best.name} (a module or client code) "
+            built_in = (f"; one key built into Redis, where a {best.name} ({best.where}) "
                         f"would save only {_fmt(extra)}")  # fmt: skip
             best = closest
     per_id = best.memory / a.distinct  # type: ignore[operator]
@@ -275,7 +275,7 @@ def recommend(a: Analysis, options: list[Candidate], needs: Needs | None = None)
     filters = [c for c in possible if c.membership and not c.exact]
     if needs.deletes:
         filters = [c for c in filters if c.deletes != "no"]
-    why_exact = _why(a, best)
+    why_exact = _why(a, best, smallest=not built_in)
     if not filters:
         return Recommendation(best, why_exact + built_in)
     approx = _smallest(filters)
@@ -292,7 +292,7 @@ def recommend(a: Analysis, options: list[Candidate], needs: Needs | None = None)
         + ("; it can delete only IDs known present" if needs.deletes else "")))  # fmt: skip
 
 
-def _why(a: Analysis, best: Candidate) -> str:
+def _why(a: Analysis, best: Candidate, smallest: bool = True) -> str:
     per_id = best.memory / a.distinct  # type: ignore[operator]
     head = f"exact and deletable at {_fmt(best.memory)} ({per_id:.3g} B per ID)"
     if best.name == "plain bitmap":
@@ -303,6 +303,8 @@ def _why(a: Analysis, best: Candidate) -> str:
             return (f"{head}: runs of consecutive IDs collapse into run containers "
                     f"({_fmt(r.plain_bytes)} before run_optimize())")  # fmt: skip
         return f"{head}: too sparse for a plain bitmap, clustered enough for Roaring's containers"
+    if not smallest:  # the reason that follows says what is smaller
+        return head
     return f"{head}: the smallest exact structure for these IDs"
 
 
@@ -323,9 +325,17 @@ class Advice:
     recommendation: Recommendation
 
     def text(self) -> str:
+        if self.analysis.kind == "string":
+            from setlab.tools import advise_strings
+
+            return advise_strings.render_text(self)
         return render_text(self)
 
     def as_json(self) -> dict[str, Any]:
+        if self.analysis.kind == "string":
+            from setlab.tools import advise_strings
+
+            return advise_strings.as_json(self)
         a = self.analysis
         return {
             "source": a.source, "kind": a.kind, "bits": a.bits, "ids": a.ids,
@@ -340,17 +350,7 @@ class Advice:
                                 for lo, hi, n in a.chunk_histogram()],
             "range_histogram": {"edges": a.range_edges.tolist(),
                                 "counts": a.range_counts.tolist()},
-            "notes": list(a.notes),
-            "needs": {"error": self.needs.error, "deletes": self.needs.deletes,
-                      "count_only": self.needs.count_only, "redis": self.needs.version},
-            "candidates": [{
-                "name": c.name, "memory": c.memory,
-                "bytes_per_id": None if c.memory is None else c.memory / a.distinct,
-                "error": c.error, "deletes": c.deletes, "where": c.where,
-                "membership": c.membership, "exact": c.exact, "caveats": list(c.caveats),
-            } for c in self.candidates],
-            "recommendation": {"name": self.recommendation.choice.name,
-                               "reason": self.recommendation.reason},
+            "notes": list(a.notes), **candidates_json(self),
         }  # fmt: skip
 
     def candidates_markdown(self) -> str:
@@ -367,6 +367,23 @@ class Advice:
             lines.append(f"| {name} | {memory} | {per} | {c.error} | {c.deletes} | {c.where} "
                          f"| {caveats} |")  # fmt: skip
         return "\n".join(lines)
+
+
+def candidates_json(advice: Advice) -> dict[str, Any]:
+    """What was asked, the priced candidates and the pick, for ``--json`` (any kind of ID)."""
+    n, distinct = advice.needs, advice.analysis.distinct
+    return {
+        "needs": {"error": n.error, "deletes": n.deletes, "count_only": n.count_only,
+                  "redis": n.version},
+        "candidates": [{
+            "name": c.name, "memory": c.memory,
+            "bytes_per_id": None if c.memory is None else c.memory / distinct,
+            "error": c.error, "deletes": c.deletes, "where": c.where,
+            "membership": c.membership, "exact": c.exact, "caveats": list(c.caveats),
+        } for c in advice.candidates],
+        "recommendation": {"name": advice.recommendation.choice.name,
+                           "reason": advice.recommendation.reason},
+    }  # fmt: skip
 
 
 def advise(analysis: Analysis, needs: Needs | None = None) -> Advice:
@@ -435,9 +452,16 @@ def render_text(advice: Advice) -> str:
             label = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
             bar = "#" * (0 if n == 0 else max(1, round(40 * n / top)))
             lines.append(f"  {label.rjust(13)}  {n:>10,} chunks  {bar}")
+    return "\n".join(lines) + "\n" + render_candidates(advice)
+
+
+def render_candidates(advice: Advice) -> str:
+    """The priced candidates, their caveats and the recommendation, as the terminal shows
+    them (for integer and string IDs alike)."""
     from setlab.models.bloom import format_rate
 
-    lines.append(f"\nCandidates (filters at {format_rate(advice.needs.error)}):")
+    a = advice.analysis
+    lines = [f"\nCandidates (filters at {format_rate(advice.needs.error)}):"]
     table = [("structure", "memory", "per ID", "error", "deletes", "where")]
     for c in advice.candidates:
         memory = "impossible" if c.memory is None else _fmt(c.memory)

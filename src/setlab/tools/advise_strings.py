@@ -1,0 +1,148 @@
+"""``setlab advise`` for string IDs: what a SET, a filter, a HyperLogLog or a dense remap of
+openids, emails or device names costs.
+
+A bitmap or a Roaring bitmap holds integers; string IDs reach one only through a **dense remap**:
+a Redis HASH from each string to the next integer (``HSETNX ids:map <id> <INCR ids:next>``),
+then a bitmap over those integers, one bit per string ever seen. The HASH is paid once for
+every set over the same IDs; each set is then a bitmap of that many bits (and listing a set's
+members back needs the reverse map, integer to string). :func:`candidates` prices it beside
+a Redis SET of the strings (:mod:`setlab.models.redis_memory`, exact for Redis 7.0), Bloom and
+cuckoo filters at the asked rate and a HyperLogLog, from what
+:mod:`setlab.models.string_ids` read; :func:`setlab.tools.advise.recommend` picks one as it
+does for integer IDs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from setlab.core.units import format_bytes
+from setlab.models import bitmap, redis_memory
+from setlab.models.string_ids import StringIDs, describe_bound
+from setlab.tools import advise
+
+#: What the remap's keys are called in the advice (any names do).
+MAP_KEY, NEXT_KEY = "ids:map", "ids:next"
+#: Where the remap lives: in Redis, but as two keys and a script, not one command
+REMAP_WHERE = "Redis: two keys and a Lua script"
+
+
+def remap_costs(s: StringIDs) -> dict[str, int]:
+    """Bytes of each part of a dense remap of the distinct IDs (allocated, Redis 7.0): the HASH
+    string → integer, the reverse HASH integer → string, and a bitmap with a bit for every ID."""
+    numbers = redis_memory.Members.decimal_range(0, s.distinct)
+    forward = redis_memory.hash_cost(s.members, numbers, MAP_KEY)
+    reverse = redis_memory.hash_cost(numbers, s.members, MAP_KEY + ":back")
+    return {
+        "map": forward.allocated,
+        "reverse map": reverse.allocated,
+        "bitmap": bitmap.first_setbit_memory_usage(s.distinct - 1),
+    }
+
+
+def _remap_candidate(s: StringIDs) -> advise.Candidate:
+    costs = remap_costs(s)
+    caveats = (
+        f"a HASH {MAP_KEY} from each ID to a dense integer ({format_bytes(costs['map'])}), "
+        f"paid once for every set over these IDs; each set is then a bitmap of "
+        f"{s.distinct:,} bits ({format_bytes(costs['bitmap'])})",
+        "two lookups per check (HGET, then GETBIT: one round trip as a Lua script), and new "
+        f"IDs take the next integer (INCR {NEXT_KEY}, then HSETNX) before their bit is set",
+        "listing a set's IDs back needs the reverse map too "
+        f"({format_bytes(costs['reverse map'])})",
+    )
+    # not plain "Redis": two keys and a script, worth it only when it saves what
+    # advise.recommend asks of a module (NATIVE_PREMIUM, NATIVE_SLACK)
+    return advise.Candidate(
+        "dense remap: HASH + bitmap", costs["map"] + costs["bitmap"], "exact", "yes (SETBIT 0)",
+        REMAP_WHERE, caveats,
+    )  # fmt: skip
+
+
+def candidates(s: StringIDs, needs: advise.Needs | None = None) -> list[advise.Candidate]:
+    """Every structure that can hold string IDs, priced for these (memory in bytes)."""
+    needs = needs or advise.Needs()
+    return [
+        advise.set_candidate(s, needs),
+        _remap_candidate(s),
+        advise.bloom_candidate(s, needs),
+        advise.cuckoo_candidate(s, needs),
+        advise.hll_candidate(s),
+    ]
+
+
+def advise_strings(s: StringIDs, needs: advise.Needs | None = None) -> advise.Advice:
+    """Price every candidate for the string IDs ``s`` and recommend one."""
+    needs = needs or advise.Needs()
+    options = candidates(s, needs)
+    return advise.Advice(s, needs, options, advise.recommend(s, options, needs))
+
+
+def _count(s: StringIDs) -> str:
+    if s.exact:
+        return f"{s.distinct:,}"
+    low = round(s.distinct * (1 - 2 * s.relative_error))
+    high = round(s.distinct * (1 + 2 * s.relative_error))
+    return f"about {s.distinct:,} (95%: {low:,} … {high:,}; HyperLogLog estimate)"
+
+
+def notes(s: StringIDs) -> list[str]:
+    """What the reader should know about how these figures were counted."""
+    out = [describe_bound(s.exact_limit)]
+    if s.exact and s.collisions >= 1e-6:
+        out.append(
+            f"two distinct IDs sharing a 64-bit hash would count once: {s.collisions:.2g} "
+            "expected at this count"
+        )
+    if not s.exact:
+        out.append(
+            "the distinct IDs of each length are each length's HyperLogLog, scaled to the "
+            "total: the SET's size is an estimate too (raise --memory to count exactly)"
+        )
+    if s.integers:
+        out.append(
+            f"{s.integers:,} of the lines are decimal integers: a SET holds integers in an "
+            "intset only when every member is one"
+        )
+    return out
+
+
+def length_rows(s: StringIDs, top: int = 8) -> list[tuple[str, int, float]]:
+    """``(length, distinct IDs, share)`` for the most common lengths, the rest in one row."""
+    ranked = sorted(s.lengths.items(), key=lambda kv: -kv[1])
+    rows = [(f"{n} B", c, c / s.distinct) for n, c in ranked[:top]]
+    rest = sum(c for _, c in ranked[top:])
+    if rest:
+        rows.append((f"{len(ranked) - top} other lengths", rest, rest / s.distinct))
+    return rows
+
+
+def render_text(advice: advise.Advice) -> str:
+    """The advice for string IDs as the terminal shows it."""
+    s: StringIDs = advice.analysis
+    lines = [
+        f"{s.ids:,} IDs in {s.source}: strings"
+        + (f" ({s.blank_lines:,} blank lines skipped)" if s.blank_lines else ""),
+        f"  distinct  {_count(s)}; {s.duplicates:,} duplicates",
+        f"  length    {s.shortest}–{s.longest} bytes, {s.mean_length:.1f} on average",
+    ]
+    lines += [f"  note: {note}" for note in notes(s)]
+    lines.append("\nDistinct IDs by length:")
+    width = max(len(label) for label, _, _ in length_rows(s))
+    for label, count, share in length_rows(s):
+        bar = "#" * max(1, round(40 * share))
+        lines.append(f"  {label.rjust(width)}  {count:>14,}  {share:6.1%}  {bar}")
+    return "\n".join(lines) + "\n" + advise.render_candidates(advice)
+
+
+def as_json(advice: advise.Advice) -> dict[str, Any]:
+    s: StringIDs = advice.analysis
+    return {
+        "source": s.source, "kind": "string", "ids": s.ids, "blank_lines": s.blank_lines,
+        "distinct": s.distinct, "exact": s.exact, "relative_error": s.relative_error,
+        "exact_limit": s.exact_limit, "duplicates": s.duplicates,
+        "lengths": {str(n): c for n, c in s.lengths.items()},
+        "line_lengths": {str(n): c for n, c in s.line_lengths.items()},
+        "integers": s.integers, "notes": notes(s),
+        **advise.candidates_json(advice),
+    }  # fmt: skip
