@@ -186,12 +186,11 @@ class _Reader:
         newlines = np.flatnonzero(buf == 0x0A)
         ends = newlines if newlines.size and newlines[-1] == end - 1 else np.r_[newlines, end]
         starts = np.r_[0, ends[:-1] + 1]
-        while True:  # trim spaces, tabs and a CR at both ends of each line
-            trail = (ends > starts) & _WHITESPACE[buf[np.maximum(ends - 1, 0)]]
-            lead = (ends > starts) & _WHITESPACE[buf[np.minimum(starts, end - 1)]]
-            if not (trail.any() or lead.any()):
-                break
-            ends, starts = ends - trail, starts + lead
+        # trim spaces, tabs and a CR at both ends of each line: the ends first, then the starts
+        while (trail := (ends > starts) & _WHITESPACE[buf[np.maximum(ends - 1, 0)]]).any():
+            ends = ends - trail
+        while (lead := (ends > starts) & _WHITESPACE[buf[np.minimum(starts, end - 1)]]).any():
+            starts = starts + lead
         length = ends - starts
         long = np.flatnonzero(length > MAX_STRING)
         if long.size:

@@ -99,7 +99,12 @@ def notes(s: StringIDs) -> list[str]:
             "the distinct IDs of each length are each length's HyperLogLog, scaled to the "
             "total: the SET's size is an estimate too (raise --memory to count exactly)"
         )
-    if s.integers:
+    if s.integers == s.ids:
+        out.append(
+            "every ID is a decimal integer: read them as integers (--format dec) to price an "
+            "intset, a bitmap and Roaring; the SET here is priced as a hash table of strings"
+        )
+    elif s.integers:
         out.append(
             f"{s.integers:,} of the lines are decimal integers: a SET holds integers in an "
             "intset only when every member is one"
