@@ -224,3 +224,27 @@ def test_sampling_and_big_set_experiments_return_typed_rows_that_match_the_model
     growth = runs.measure_all_growth(live_lab, [1, 513, 3000])
     assert [r.memory_usage for r in growth] == [r.model for r in growth]
     assert runs.switch_points(live_lab, (3, 7)) == {3: 4, 7: 8}
+
+
+_SETTLE_HASH = "for i = 1, tonumber(ARGV[1]) do redis.call('HEXISTS', KEYS[1], '') end"
+
+
+@pytest.mark.parametrize(
+    ("fields", "length"), [(5, 10), (512, 28), (513, 28), (300, 64), (300, 65), (20_000, 28)]
+)
+def test_hash_model_matches_memory_usage_on_both_sides_of_each_listpack_limit(
+    live_lab, fields, length
+):
+    """The dense remap's HASH (advise for string IDs): field strings to their integers."""
+    rng = random.Random(fields * 100 + length)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    names = sorted({"".join(rng.choices(letters, k=length)) for _ in range(fields)})
+    key = live_lab.key("hash", fields, length)
+    pipe = live_lab.r.pipeline(transaction=False)
+    for first in range(0, len(names), 500):
+        pipe.hset(key, mapping={f: first + i for i, f in enumerate(names[first : first + 500])})
+    pipe.execute()
+    live_lab.r.eval(_SETTLE_HASH, 1, key, rm.dict_buckets(len(names)))  # finish any rehash
+    cost = rm.hash_cost(rm.Members.of(names), rm.Members.decimal_range(0, len(names)), key)
+    got = (live_lab.r.memory_usage(key, samples=0), _text(live_lab.r.object("encoding", key)))
+    assert got == (cost.memory_usage, cost.encoding)
