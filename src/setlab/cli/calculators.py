@@ -24,6 +24,7 @@ from setlab.cli.options import (
     max_ids_option,
     progress_option,
     redis_option,
+    scale_options,
     typed,
 )
 from setlab.core.quantities import parse_bits, parse_probability, parse_range
@@ -38,6 +39,9 @@ class Calculator:
     description: str  #: what ``setlab calc <name> --help`` opens with
     arguments: Callable[[argparse.ArgumentParser], None]  #: adds its options (not --json)
     run: Callable[[argparse.Namespace], int]  #: prints the report; the exit code
+    #: the report's field holding one key's bytes: the calculator takes --sets and
+    #: --server-memory and prints the total (None: it sizes no single key)
+    key_bytes: str | None = None
 
 
 def add_parsers(kinds: argparse._SubParsersAction) -> None:
@@ -47,8 +51,10 @@ def add_parsers(kinds: argparse._SubParsersAction) -> None:
             calculator.name, help=calculator.help, description=calculator.description
         )
         calculator.arguments(p)
+        if calculator.key_bytes:
+            scale_options(p)
         json_option(p)
-        p.set_defaults(func=calculator.run)
+        p.set_defaults(func=calculator.run, key_bytes=calculator.key_bytes)
 
 
 #: the rate options' type
@@ -330,6 +336,7 @@ CALCULATORS: tuple[Calculator, ...] = (
         "against the lower bound log2(1/p). --redisbloom adds the chain BF.RESERVE builds.",
         arguments=_bloom_arguments,
         run=_calc_bloom,
+        key_bytes="bytes",
     ),
     Calculator(
         "cuckoo",
@@ -338,6 +345,7 @@ CALCULATORS: tuple[Calculator, ...] = (
         "the rate it reaches; then RedisBloom's CF with its fixed 8-bit fingerprints.",
         arguments=_cuckoo_arguments,
         run=_calc_cuckoo,
+        key_bytes="bytes",
     ),
     Calculator(
         "roaring",
@@ -346,6 +354,7 @@ CALCULATORS: tuple[Calculator, ...] = (
         "or for the IDs in FILE (one per line, '-' for stdin).",
         arguments=_roaring_arguments,
         run=_calc_roaring,
+        key_bytes="serialized_bytes",
     ),
     Calculator(
         "set",
@@ -354,6 +363,7 @@ CALCULATORS: tuple[Calculator, ...] = (
         "members of a type, or of the IDs in FILE as written.",
         arguments=_set_arguments,
         run=_calc_set,
+        key_bytes="allocated",
     ),
     Calculator(
         "hll",
@@ -362,6 +372,7 @@ CALCULATORS: tuple[Calculator, ...] = (
         "and an exact SET of N integers beside it.",
         arguments=_hll_arguments,
         run=_calc_hll,
+        key_bytes="allocated",
     ),
     Calculator(
         "cuckoo-load",
@@ -406,5 +417,6 @@ CALCULATORS: tuple[Calculator, ...] = (
         "run, interpolated between its measured offsets.",
         arguments=_setbit_arguments,
         run=_setbit,
+        key_bytes="memory_usage",
     ),
 )

@@ -36,6 +36,7 @@ from setlab.cli.options import (
     plain,
     progress_option,
     redis_option,
+    scale_options,
     typed,
 )
 
@@ -92,11 +93,13 @@ def _doctor(args: argparse.Namespace) -> int:
 def _advise(args: argparse.Namespace) -> int:
     from setlab.models import string_ids
     from setlab.models.ids import read_ids
-    from setlab.tools import advise, advise_strings, analysis
+    from setlab.tools import advise, advise_strings, analysis, scale
 
+    server, source = scale.server_budget(args.server_memory)
     options = advise.Needs(
-        error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis
-    )
+        error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis,
+        sets=args.sets, server=server, server_source=source,
+    )  # fmt: skip
     strings, source = args.format == "str", args.file
     if args.format == "auto":
         strings, source = string_ids.sniff(args.file)
@@ -165,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--plot", metavar="PNG", help="save the histograms to this PNG file")
     format_option(p, strings=True)
+    scale_options(p)
     max_ids_option(p)
     memory_option(p)
     redis_option(p)

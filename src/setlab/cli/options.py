@@ -26,6 +26,20 @@ def typed(parse: Any, name: str, **options: Any) -> Any:
 
 
 def emit(args: argparse.Namespace, reports: list[Any]) -> None:
+    """Print the reports as text or JSON; with ``--sets`` (a calculator whose report gives one
+    key's bytes under ``args.key_bytes``), the first such report gets the total and whether it
+    fits one Redis (:mod:`setlab.tools.scale`)."""
+    key = getattr(args, "key_bytes", None)
+    sized = [r for r in reports if key and isinstance(r.data.get(key), int)]
+    if sized:
+        from setlab.tools import scale
+
+        server, source = scale.server_budget(args.server_memory)
+        at = scale.Scale(sized[0].data[key], args.sets, server=server, source=source)
+        if args.sets > 1 or not at.fits:
+            sized[0].rows += at.rows()
+            sized[0].notes += at.notes()
+        sized[0].data["scale"] = at.as_json()
     if args.json:
         payload = [r.as_json() for r in reports]
         print(json.dumps(payload[0] if len(payload) == 1 else payload, indent=1, default=plain))
@@ -101,3 +115,21 @@ def max_ids_option(p: argparse.ArgumentParser) -> None:
 def redis_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--redis", choices=("7.0", "7.2"), default="7.0",
                    help="Redis version of the SET model (7.0 exact, 7.2 modelled)")  # fmt: skip
+
+
+def scale_options(p: argparse.ArgumentParser) -> None:
+    """``--sets`` and ``--server-memory``: the size at the reader's number of keys, and whether
+    it fits one Redis (:mod:`setlab.tools.scale`)."""
+    from setlab.core.quantities import parse_bytes
+
+    p.add_argument(
+        "--sets", type=count("sets"), default=1, metavar="N",
+        help="how many sets (keys) of this size: one per post, per day … (default 1); prints "
+        "the total and whether it fits one Redis",
+    )  # fmt: skip
+    p.add_argument(
+        "--server-memory", type=typed(parse_bytes, "server memory"), default=None,
+        metavar="SIZE",
+        help="memory of one Redis (default: the maxmemory of REDIS_URL's server when set, else "
+        "16GiB); past it, the Redis Cluster masters the total needs",
+    )  # fmt: skip

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from setlab.core.units import format_bytes
-from setlab.core.validate import check_probability
+from setlab.core.validate import check_int, check_probability
 from setlab.models.roaring import ARRAY_MAX
-from setlab.tools import calc
+from setlab.tools import calc, scale
 from setlab.tools.analysis import Analysis
 
 # -- the candidates -------------------------------------------------------------------------------
@@ -58,9 +58,13 @@ class Needs:
     deletes: bool = False  #: IDs must be removable
     count_only: bool = False  #: only the number of distinct IDs is needed
     version: str = "7.0"  #: Redis version of the SET model
+    sets: int = 1  #: sets of such IDs (keys: one per post, per day …), priced together
+    server: int = scale.DEFAULT_SERVER_BYTES  #: one Redis's memory, bytes
+    server_source: str = scale.DEFAULT_SOURCE  #: where :attr:`server` came from
 
     def __post_init__(self) -> None:
         check_probability("error", self.error)
+        check_int("sets", self.sets, 1)
         if self.version not in ("7.0", "7.2"):
             raise ValueError(f"version must be 7.0 or 7.2; got {self.version!r}")
 
@@ -78,9 +82,19 @@ class Candidate:
     membership: bool = True  #: answers "is this ID in?"
     exact: bool = True
 
+    shared: int = 0  #: bytes of ``memory`` that every set over the same IDs shares (paid once)
+    sets: int = 1  #: how many sets ``memory`` is for
+
     @property
     def possible(self) -> bool:
         return self.memory is not None
+
+    def for_sets(self, sets: int) -> Candidate:
+        """This candidate priced for ``sets`` sets: what they share once, the rest each."""
+        if self.memory is None:
+            return replace(self, sets=sets)
+        total = self.shared + sets * (self.memory - self.shared)
+        return replace(self, memory=total, sets=sets)
 
 
 def _fmt(nbytes: float) -> str:
@@ -248,6 +262,10 @@ def recommend(a: Analysis, options: list[Candidate], needs: Needs | None = None)
     still; with ``deletes`` the Bloom filter is out.
     """
     needs = needs or Needs()
+    if needs.sets > 1:  # compare what every set costs, with what the sets share paid once
+        chosen = recommend(a, [c.for_sets(needs.sets) for c in options], replace(needs, sets=1))
+        original = next(c for c in options if c.name == chosen.choice.name)
+        return Recommendation(original, chosen.reason)
     possible = [c for c in options if c.possible]
     exact = [c for c in possible if c.exact]
     best = _smallest(exact)
@@ -260,18 +278,18 @@ def recommend(a: Analysis, options: list[Candidate], needs: Needs | None = None)
             built_in = (f"; one key built into Redis, where a {best.name} ({best.where}) "
                         f"would save only {_fmt(extra)}")  # fmt: skip
             best = closest
-    per_id = best.memory / a.distinct  # type: ignore[operator]
+    per_id = best.memory / (a.distinct * best.sets)  # type: ignore[operator]
     if needs.count_only:
         hll = next(c for c in possible if c.name == "HyperLogLog")
         if best.memory <= hll.memory:  # type: ignore[operator]
             return Recommendation(
                 best,
-                f"an exact {best.name} of these IDs ({_fmt(best.memory)}) "
-                f"is no bigger than a HyperLogLog ({_fmt(hll.memory)})",
+                f"an exact {best.name} of these IDs ({_for(best)}) "
+                f"is no bigger than a HyperLogLog ({_for(hll)})",
             )
         return Recommendation(hll, f"{hll.memory and best.memory / hll.memory:,.0f}× smaller than "
                                    f"the smallest exact structure ({best.name}, "
-                                   f"{_fmt(best.memory)}), for {hll.error}")  # fmt: skip
+                                   f"{_for(best)}), for {hll.error}")  # fmt: skip
     filters = [c for c in possible if c.membership and not c.exact]
     if needs.deletes:
         filters = [c for c in filters if c.deletes != "no"]
@@ -288,13 +306,18 @@ def recommend(a: Analysis, options: list[Candidate], needs: Needs | None = None)
         )
     return Recommendation(approx, (
         f"{best.memory / approx.memory:.0f}× smaller than the smallest exact structure "
-        f"({best.name}, {_fmt(best.memory)}, {per_id:.3g} B per ID), for {approx.error}"
+        f"({best.name}, {_for(best)}, {per_id:.3g} B per ID), for {approx.error}"
         + ("; it can delete only IDs known present" if needs.deletes else "")))  # fmt: skip
 
 
+def _for(c: Candidate) -> str:
+    """``c``'s memory, and for how many sets when more than one."""
+    return _fmt(c.memory) + (f" for {c.sets:,} sets" if c.sets > 1 else "")  # type: ignore[arg-type]
+
+
 def _why(a: Analysis, best: Candidate, smallest: bool = True) -> str:
-    per_id = best.memory / a.distinct  # type: ignore[operator]
-    head = f"exact and deletable at {_fmt(best.memory)} ({per_id:.3g} B per ID)"
+    per_id = best.memory / (a.distinct * best.sets)  # type: ignore[operator]
+    head = f"exact and deletable at {_for(best)} ({per_id:.3g} B per ID)"
     if best.name == "plain bitmap":
         return f"{head}: the IDs fill {_share(a.density)} of their range, one bit per possible ID"
     if best.name == "Roaring bitmap":
@@ -323,6 +346,11 @@ class Advice:
     needs: Needs
     candidates: list[Candidate]
     recommendation: Recommendation
+
+    def scale(self, c: Candidate) -> scale.Scale:
+        """``c`` at the asked number of sets, against one Redis."""
+        n = self.needs
+        return scale.Scale(c.memory - c.shared, n.sets, c.shared, n.server, n.server_source)  # type: ignore[operator]
 
     def text(self) -> str:
         if self.analysis.kind == "string":
@@ -372,17 +400,20 @@ class Advice:
 def candidates_json(advice: Advice) -> dict[str, Any]:
     """What was asked, the priced candidates and the pick, for ``--json`` (any kind of ID)."""
     n, distinct = advice.needs, advice.analysis.distinct
+    choice = advice.recommendation.choice
     return {
         "needs": {"error": n.error, "deletes": n.deletes, "count_only": n.count_only,
-                  "redis": n.version},
+                  "redis": n.version, "sets": n.sets, "server_memory": n.server},
         "candidates": [{
             "name": c.name, "memory": c.memory,
             "bytes_per_id": None if c.memory is None else c.memory / distinct,
             "error": c.error, "deletes": c.deletes, "where": c.where,
             "membership": c.membership, "exact": c.exact, "caveats": list(c.caveats),
+            "scale": None if c.memory is None else advice.scale(c).as_json(),
         } for c in advice.candidates],
-        "recommendation": {"name": advice.recommendation.choice.name,
-                           "reason": advice.recommendation.reason},
+        "recommendation": {"name": choice.name, "reason": advice.recommendation.reason,
+                           "scale": advice.scale(choice).as_json(),
+                           "scale_notes": advice.scale(choice).notes()},
     }  # fmt: skip
 
 
@@ -461,12 +492,19 @@ def render_candidates(advice: Advice) -> str:
     from setlab.models.bloom import format_rate
 
     a = advice.analysis
+    sets = advice.needs.sets
     lines = [f"\nCandidates (filters at {format_rate(advice.needs.error)}):"]
     table = [("structure", "memory", "per ID", "error", "deletes", "where")]
+    if sets > 1:
+        table[0] = (*table[0][:2], f"{sets:,} sets", *table[0][2:])
     for c in advice.candidates:
         memory = "impossible" if c.memory is None else _fmt(c.memory)
         per = "" if c.memory is None else _per_id(c.memory / a.distinct)
-        table.append((c.name, memory, per, c.error, c.deletes, c.where))
+        row = (c.name, memory, per, c.error, c.deletes, c.where)
+        if sets > 1:
+            total = "" if c.memory is None else _fmt(advice.scale(c).total)
+            row = (*row[:2], total, *row[2:])
+        table.append(row)
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
@@ -477,4 +515,9 @@ def render_candidates(advice: Advice) -> str:
             lines.append(f"  {c.name}: {caveat}")
     r = advice.recommendation
     lines.append(f"\nRecommendation: {r.choice.name} — {r.reason}.")
+    at_scale = advice.scale(r.choice)
+    if sets > 1 or not at_scale.fits:
+        width = max(len(label) for label, _ in at_scale.rows())
+        lines += [f"  {label.ljust(width)}  {value}" for label, value in at_scale.rows()]
+        lines += [f"  note: {note}" for note in at_scale.notes()]
     return "\n".join(lines)

@@ -55,7 +55,7 @@ def _remap_candidate(s: StringIDs) -> advise.Candidate:
     # advise.recommend asks of a module (NATIVE_PREMIUM, NATIVE_SLACK)
     return advise.Candidate(
         "dense remap: HASH + bitmap", costs["map"] + costs["bitmap"], "exact", "yes (SETBIT 0)",
-        REMAP_WHERE, caveats,
+        REMAP_WHERE, caveats, shared=costs["map"],
     )  # fmt: skip
 
 
