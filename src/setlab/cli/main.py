@@ -29,6 +29,7 @@ import sys
 from typing import Any, NoReturn
 
 from setlab.cli.options import (
+    count,
     format_option,
     json_option,
     max_ids_option,
@@ -122,6 +123,31 @@ def _advise(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from setlab.tools import audit
+    from setlab.tools.audit import snapshot
+
+    options = dict(match=args.match, sample=args.sample, rate=args.rate, timeout=args.timeout,
+                   progress=_progress(args.progress))  # fmt: skip
+    if args.rdb:
+        with snapshot.loaded(args.rdb) as url:
+            result = audit.audit(url, label=f"the snapshot {args.rdb}", **options)
+    else:
+        url = os.environ.get("REDIS_URL", "")
+        if not url:
+            raise ValueError(
+                "nothing to audit: set REDIS_URL to your server (redis://user:pass@host:6379/0), "
+                "or give a snapshot with --rdb dump.rdb"
+            )
+        result = audit.audit(url, **options)
+    print(json.dumps(result.as_json(), indent=1, default=plain) if args.json else result.text())
+    return 0
+
+
+def _progress(flag: bool | None) -> bool:
+    return sys.stderr.isatty() if flag is None else flag
+
+
 # -- the parser -----------------------------------------------------------------------------------
 
 
@@ -175,6 +201,28 @@ def build_parser() -> argparse.ArgumentParser:
     progress_option(p)
     json_option(p)
     p.set_defaults(func=_advise)
+
+    p = sub.add_parser(
+        "audit", help="read-only analysis of your Redis (REDIS_URL) or of an RDB snapshot",
+        description="Read every key of the server at REDIS_URL (or of a snapshot loaded into a "
+        "private redis-server) without writing anything, group keys by pattern, and report "
+        "what the book's chapters would: sparse or far-reaching bitmaps, Bloom filters past "
+        "their capacity, integer SETs out of the intset encoding, big keys and what a DEL of "
+        "them blocks, each with what the alternative costs.",
+    )  # fmt: skip
+    p.add_argument("--rdb", metavar="FILE", help="audit this RDB snapshot instead (a copy of it)")
+    p.add_argument("--match", metavar="PATTERN", help="only keys matching this SCAN pattern")
+    p.add_argument("--sample", type=count("sample"), metavar="N",
+                   help="read the first N keys SCAN returns and scale to the keyspace")  # fmt: skip
+    p.add_argument(
+        "--rate", type=count("rate", low=0), default=10_000, metavar="KEYS",
+        help="keys read per second at most (default 10,000: a few %% of one core; 0: no limit)",
+    )  # fmt: skip
+    p.add_argument("--timeout", type=float, default=5.0, metavar="S",
+                   help="stop when a command gets no answer in S seconds (default 5)")  # fmt: skip
+    progress_option(p)
+    json_option(p)
+    p.set_defaults(func=_audit)
 
     p = sub.add_parser("backend", help="print which Redis backend connect() would use")
     p.add_argument("--verbose", "-v", action="store_true", help="also connect and print the banner")

@@ -1,0 +1,330 @@
+"""What the book's chapters say about the keys an audit read: findings, each with its figures,
+what the alternative costs, and the chapter that explains it.
+
+One function per kind of key (:func:`findings` dispatches): a string that is a sparse or
+far-reaching bitmap, a RedisBloom Bloom or cuckoo filter past what it was reserved for, a SET of
+integers that left the intset encoding, a HyperLogLog kept dense while it counts little, and any
+big key (what a ``DEL`` of it would block, from the stored stall run). The figures come from the
+models of :mod:`setlab.models` and the reference runs of :mod:`setlab.lab`; every estimate says
+it is one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cache
+
+from setlab.core.units import format_bytes, format_duration
+from setlab.models import bitmap, redisbloom
+from setlab.models import redis_memory as rm
+from setlab.models.bloom import format_rate
+from setlab.tools.audit.patterns import text
+from setlab.tools.audit.reader import BLOOM_TYPE, CUCKOO_TYPE, WINDOW_BYTES, KeyInfo
+
+#: A key this big is a "big key" (seed 000 §5): what a DEL of it blocks is worth knowing.
+BIG_KEY_BYTES = 10 << 20
+#: ... or a collection with this many elements.
+BIG_KEY_ELEMENTS = 100_000
+#: A bitmap whose bits are set this sparsely costs more than the IDs' other structures.
+SPARSE_DENSITY = 0.01
+#: A bitmap this long (its top offset ≥ 2^28): a first write there allocates it at once.
+FAR_BITMAP_BYTES = 32 << 20
+#: A dense HyperLogLog (12 KiB) counting fewer than this could be sparse (about 5 bytes each).
+DENSE_HLL_FEW = 1000
+SEVERITIES = ("high", "medium", "low")
+
+
+@dataclass
+class Finding:
+    """One thing worth changing about one key."""
+
+    key: str
+    kind: str
+    message: str
+    chapter: str  #: the chapter slug that explains it
+    severity: str = "medium"
+    bytes: int | None = None  #: what the key costs now
+    alternative_bytes: int | None = None  #: what the suggested structure would cost
+    figures: dict[str, float | int | str | None] = field(default_factory=dict)
+
+    @property
+    def rank(self) -> tuple[int, int]:
+        """Order: severity first, then the bytes it would save (most first)."""
+        saving = (self.bytes or 0) - (self.alternative_bytes or self.bytes or 0)
+        return (SEVERITIES.index(self.severity), -saving)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "key": self.key, "kind": self.kind, "severity": self.severity,
+            "message": self.message, "chapter": self.chapter, "bytes": self.bytes,
+            "alternative_bytes": self.alternative_bytes, **self.figures,
+        }  # fmt: skip
+
+
+def findings(info: KeyInfo) -> list[Finding]:
+    """Every finding about one key."""
+    out: list[Finding] = []
+    if info.type == "string":
+        if info.head.startswith(b"HYLL"):
+            out += _hyperloglog(info)
+        elif info.bits_set is not None or info.windows:
+            out += _bitmap(info)
+    elif info.type == BLOOM_TYPE:
+        out += _bloom(info)
+    elif info.type == CUCKOO_TYPE:
+        out += _cuckoo(info)
+    elif info.type == "set":
+        out += _integer_set(info)
+    out += _big(info, out)
+    return out
+
+
+def bits_set(info: KeyInfo) -> tuple[int, int, bool]:
+    """(estimate, 95% upper bound, exact) of the bits set in a string: BITCOUNT of the whole
+    string, or of its sampled windows (:func:`setlab.tools.audit.reader.windows`). The last
+    window is counted as it is: a bitmap's length comes from its highest set bit, so its last
+    byte always holds one; the other windows' share is scaled to the rest of the string (the
+    rule of three bounds it when they hold none)."""
+    if info.bits_set is not None:
+        return info.bits_set, info.bits_set, True
+    if not info.windows:
+        return 0, 0, False
+    window = WINDOW_BYTES * 8
+    last, others = info.windows[-1], info.windows[:-1]
+    rest = max(0, (info.size or 0) * 8 - window)
+    seen = len(others) * window
+    found = sum(others)
+    if not seen:
+        return last, last, False
+    upper = 3 / seen if found == 0 else min(1.0, (found + 2 * math.sqrt(found)) / seen)
+    return last + round(found / seen * rest), last + math.ceil(upper * rest), False
+
+
+def _bitmap(info: KeyInfo) -> list[Finding]:
+    strlen = info.size or 0
+    count, most, whole = bits_set(info)
+    bits = strlen * 8
+    if strlen < 1024 or count >= 0.2 * bits:  # text, or a dense bitmap: nothing to say
+        return []
+    share, upper = count / bits, most / bits
+    now = info.bytes or bitmap.first_setbit_memory_usage(bits - 1)
+    top = bits - 1
+    stall = _first_write_ms(top)
+    name = text(info.key)
+    out = []
+    if upper < SPARSE_DENSITY:
+        plural = "bit" if count == 1 else "bits"
+        counted = (
+            f"{count:,} {plural} set" if whole
+            else f"about {count:,} {plural} set (sampled; at most {most:,})"
+        )  # fmt: skip
+        # priced for the most bits the sample allows: an estimate never flatters the change
+        members = max(1, most)
+        as_set = rm.set_cost(rm.Members.decimal_range(max(0, top - members + 1), top + 1)).allocated
+        as_roaring = _roaring_bytes(members, bits)
+        best = min(as_set, as_roaring)
+        at_most = "" if whole else " at most"
+        out.append(Finding(
+            name, "sparse-bitmap",
+            f"a bitmap of {format_bytes(strlen)} with {counted}: {format_bytes(now)} for them, "
+            f"where a SET of those offsets would take{at_most} {format_bytes(as_set)} and a "
+            f"Roaring bitmap{at_most} {format_bytes(as_roaring)}; recreating it stalls Redis "
+            f"about {format_duration(stall / 1e3)} at the first SETBIT (stored reference run)",
+            "setbit-offset", "high" if now >= 64 << 20 or stall >= 100 else "medium",
+            now, best, {"strlen": strlen, "bits_set": count, "bits_set_upper": most,
+                        "density": share, "first_write_ms": stall,
+                        "set_bytes": as_set, "roaring_bytes": as_roaring},
+        ))  # fmt: skip
+    elif strlen >= FAR_BITMAP_BYTES:
+        out.append(Finding(
+            name, "far-offset-bitmap",
+            f"a bitmap reaching offset {top:,} ({format_bytes(strlen)}): recreating it (after a "
+            f"DEL or an expiry) allocates it all at the first SETBIT and stalls Redis about "
+            f"{format_duration(stall / 1e3)} (stored reference run); write its highest offset "
+            "first from a quiet moment, or shrink the offsets",
+            "setbit-offset", "medium", now, None, {"strlen": strlen, "first_write_ms": stall},
+        ))  # fmt: skip
+    return out
+
+
+def _roaring_bytes(count: int, universe: int) -> int:
+    from setlab.tools.calc import roaring_estimate
+
+    return int(roaring_estimate(min(count, universe), 0, universe).data["serialized_bytes"])
+
+
+@cache
+def _first_write_ms(offset: int) -> float:
+    from setlab.tools.calc.setbit import first_write_ms
+
+    return first_write_ms(offset)
+
+
+def _bloom(info: KeyInfo) -> list[Finding]:
+    i = info.info
+    try:
+        total, size = int(i["Capacity"]), int(i["Size"])
+        filters, items = int(i["Number of filters"]), int(i["Number of items inserted"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    expansion = i.get("Expansion rate")
+    nonscaling = expansion is None
+    expansion = 1 if nonscaling else int(expansion)
+    first = total if nonscaling or (expansion == 1 and filters == 1) else round(
+        total / sum(expansion**j for j in range(filters)))  # fmt: skip
+    error = reserved_error(first, size, filters, items, expansion, nonscaling)
+    if error is None or (items <= first and filters == 1):
+        return []
+    layout = redisbloom.ChainLayout(error, first, max(expansion, 1), nonscaling)
+    now = layout.expected_fpr(items)
+    right = redisbloom.ChainLayout(error, max(items, 1), nonscaling=True)
+    name = text(info.key)
+    if nonscaling:
+        message = (f"a NONSCALING Bloom filter reserved for {first:,} items at "
+                   f"{format_rate(error)} holds {items:,}: it is full and refuses every new "
+                   f"item; its false-positive rate is {format_rate(now)}")  # fmt: skip
+    else:
+        message = (
+            f"a Bloom filter reserved for {first:,} items at {format_rate(error)} holds "
+            f"{items:,} ({items / first:.1f}×) in {filters} sub-filters: its false-positive "
+            f"rate is now {format_rate(now)}, and every lookup probes {filters} sub-filters; "
+            f"one reserved for {items:,} would take {format_bytes(right.memory(items))} at "
+            f"{format_rate(right.expected_fpr(items))}"
+        )
+    return [Finding(
+        name, "bloom-over-capacity", message, "scalable-bloom",
+        "high" if now >= 5 * error else "medium", info.bytes or size,
+        right.memory(items), {"capacity": first, "items": items, "filters": filters,
+                              "error_reserved": error, "fpr_now": now},
+    )]  # fmt: skip
+
+
+def reserved_error(
+    capacity: int, size: int, filters: int, items: int, expansion: int, nonscaling: bool
+) -> float | None:
+    """The error rate ``BF.RESERVE`` was given, recovered from ``BF.INFO``'s Size (which it
+    does not report): the round rate (1, 2 or 5 × 10^-d) whose layout has that size, else the
+    middle of the rates that do, else None."""
+
+    def size_at(p: float) -> int:
+        layout = redisbloom.ChainLayout(p, capacity, max(expansion, 1), nonscaling)
+        return layout.memory(min(items, layout.items_for(filters)))
+
+    round_rates = [m * 10.0**-d for d in range(1, 10) for m in (5, 2, 1)]
+    exact = [p for p in round_rates if p < 1 and size_at(p) == size]
+    if exact:
+        return exact[0]
+    low, high = 1e-12, 0.999  # size falls as p rises
+    if not size_at(high) <= size <= size_at(low):
+        return None
+    for _ in range(80):
+        mid = math.sqrt(low * high)
+        low, high = (mid, high) if size_at(mid) > size else (low, mid)
+    return math.sqrt(low * high)
+
+
+def _cuckoo(info: KeyInfo) -> list[Finding]:
+    i = info.info
+    try:
+        buckets, filters = int(i["Number of buckets"]), int(i["Number of filters"])
+        items, slots = int(i["Number of items inserted"]), int(i["Bucket size"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    if filters <= 1:
+        return []
+    # 8-bit fingerprints: each filter a lookup reads answers yes by chance about 2b/2^8 of the
+    # time at full load (chapter cuckoo-kick-chains); every filter is read
+    per_filter = 2 * slots / 256
+    return [Finding(
+        text(info.key), "cuckoo-sub-filters",
+        f"a cuckoo filter of {buckets:,} buckets × {slots} slots holds {items:,} items in "
+        f"{filters} filters: every lookup and delete reads all {filters}, and the "
+        f"false-positive rate grows to about {format_rate(1 - (1 - per_filter) ** filters)} "
+        f"(one filter: {format_rate(per_filter)}); reserve for the items you expect",
+        "cuckoo-kick-chains", "medium", info.bytes, None,
+        {"filters": filters, "items": items, "buckets": buckets},
+    )]  # fmt: skip
+
+
+def _integer_set(info: KeyInfo) -> list[Finding]:
+    if info.encoding != "hashtable" or not info.members or not info.size:
+        return []
+    numbers = [rm.redis_integer(m) for m in info.members]
+    if any(n is None or n < 0 for n in numbers):
+        return []
+    low, high, k = min(numbers), max(numbers), len(numbers)
+    # the sample's range, widened by the expected gap beyond its extremes (k draws)
+    span = (high - low) * (k + 1) / max(k - 1, 1)
+    top = min(int(low + span), 2**32 - 1) if high < 2**32 else None
+    count = info.size
+    now = info.bytes or rm.set_cost(rm.Members.decimal_range(low, low + count)).allocated
+    if top is None:
+        return []
+    as_bitmap = bitmap.first_setbit_memory_usage(top)
+    as_roaring = _roaring_bytes(count, top + 1)
+    best = min(as_bitmap, as_roaring)
+    if best >= now:
+        return []
+    return [Finding(
+        text(info.key), "integer-set",
+        f"a SET of {count:,} integers past set-max-intset-entries ({rm.SET_MAX_INTSET_ENTRIES}): "
+        f"a hash table of strings at {format_bytes(now)} ({now / count:.0f} B each); in "
+        f"0 … {top:,} (from {k} sampled members) a bitmap would take {format_bytes(as_bitmap)} "
+        f"and a Roaring bitmap {format_bytes(as_roaring)}",
+        "redis-set-memory", "medium" if now - best >= 1 << 20 else "low", now, best,
+        {"members": count, "sampled_low": low, "sampled_high": high, "range_top": top,
+         "bitmap_bytes": as_bitmap, "roaring_bytes": as_roaring},
+    )]  # fmt: skip
+
+
+def _hyperloglog(info: KeyInfo) -> list[Finding]:
+    head = info.head
+    if len(head) < 16 or head[4] != 0:  # sparse, or unreadable
+        return []
+    cached = int.from_bytes(head[8:16], "little")
+    if cached >> 63 or cached >= DENSE_HLL_FEW:  # stale cache, or enough to be dense
+        return []
+    return [Finding(
+        text(info.key), "dense-hyperloglog",
+        f"a dense HyperLogLog (12 KiB) counting about {cached:,}: a sparse one would take a "
+        "few hundred bytes; PFMERGE always writes dense, so a merged small count stays 12 KiB",
+        "hyperloglog", "low", info.bytes, None, {"cached_count": cached},
+    )]  # fmt: skip
+
+
+def _big(info: KeyInfo, already: list[Finding]) -> list[Finding]:
+    from setlab.lab.stalls import StallsReference
+
+    nbytes = info.bytes or 0
+    elements = info.size if info.type in ("set", "hash", "list", "zset", "stream") else None
+    if nbytes < BIG_KEY_BYTES and (elements or 0) < BIG_KEY_ELEMENTS:
+        return []
+    deletes = StallsReference.load().deletes
+    if info.type == "string":
+        ms, how = _interpolated(deletes, "string", info.size or nbytes, "del")
+        advice = "UNLINK does not help a string: freeing one block takes as long"
+    else:
+        ms, how = _interpolated(deletes, "set", elements or 0, "del")
+        advice = "UNLINK frees it in a background thread"
+    return [Finding(
+        text(info.key), "big-key",
+        f"a big key ({info.type}, {format_bytes(nbytes) if nbytes else '?'}"
+        + (f", {elements:,} elements" if elements else "")
+        + f"): a DEL of it blocks Redis about {format_duration(ms / 1e3)} ({how} from the "
+        f"stored reference run); {advice}; one Cluster node holds it all",
+        "one-slow-command", "high" if ms >= 100 else "medium" if ms >= 10 else "low",
+        info.bytes, None, {"del_ms": ms},
+    )]  # fmt: skip
+
+
+def _interpolated(rows, kind: str, size: int, command: str) -> tuple[float, str]:
+    """A DEL's time for ``size`` (bytes of a string, members of a set) from the reference run:
+    log–log between its sizes, proportional past its largest."""
+    from setlab.core.interpolation import interpolate
+
+    points = sorted((r.size, r.server_ms) for r in rows if r.kind == kind and r.command == command)
+    sizes, ms = [float(s) for s, _ in points], [m for _, m in points]
+    if size > sizes[-1]:
+        return ms[-1] * size / sizes[-1], "extrapolated"
+    return interpolate(float(max(size, sizes[0])), sizes, ms), "interpolated"

@@ -1,0 +1,340 @@
+"""Reading a Redis without changing it: an allow-list client, SCAN at a bounded rate, and what
+each key is (type, encoding, bytes, TTL, size, and the few bytes that tell a bitmap or a
+HyperLogLog from text).
+
+Every command goes through :class:`ReadOnly`, which refuses anything not on :data:`ALLOWED`
+before it reaches the socket: no key is created, changed or deleted, no ``CONFIG SET``. Reads
+that take time in proportion to a value are avoided or bounded: ``MEMORY USAGE`` keeps its default
+sampling (five elements, not ``SAMPLES 0``, which walks a whole set), ``BITCOUNT`` runs whole only
+on strings up to :data:`BITCOUNT_WHOLE` bytes and otherwise on :data:`WINDOWS` windows of
+:data:`WINDOW_BYTES`, ``SRANDMEMBER`` takes :data:`MEMBER_SAMPLE` members. ``PFCOUNT`` is never
+sent: it may rewrite a HyperLogLog's cached cardinality; the header is read with ``GETRANGE``.
+Keys are read in ``SCAN`` batches at no more than ``rate`` keys a second; a command that gets no
+answer within ``timeout`` seconds stops the audit (:class:`~setlab.lab.errors.ServerTimeout`).
+
+A read does update a key's LRU/LFU clock like any client's; on Redis 7.2 and later the client
+asks ``CLIENT NO-TOUCH ON`` first, which turns that off.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from setlab.lab.errors import ServerTimeout, ServerUnavailable
+
+#: The commands an audit may send, and for those with subcommands, which ones.
+ALLOWED: dict[str, frozenset[str] | None] = {
+    "PING": None, "INFO": None, "DBSIZE": None, "SCAN": None, "TYPE": None, "PTTL": None,
+    "STRLEN": None, "SCARD": None, "HLEN": None, "LLEN": None, "ZCARD": None, "XLEN": None,
+    "GETRANGE": None, "BITCOUNT": None, "SRANDMEMBER": None, "BF.INFO": None, "CF.INFO": None,
+    "OBJECT": frozenset({"ENCODING"}), "MEMORY": frozenset({"USAGE"}),
+    "CONFIG": frozenset({"GET"}), "CLIENT": frozenset({"NO-TOUCH", "SETNAME"}),
+    "MODULE": frozenset({"LIST"}), "CLUSTER": frozenset({"INFO"}),
+}  # fmt: skip
+#: Strings up to this many bytes are counted whole with BITCOUNT (64 KiB: microseconds).
+BITCOUNT_WHOLE = 64 << 10
+#: Longer ones are sampled: this many windows of this many bytes (evenly spaced, first and last).
+WINDOWS, WINDOW_BYTES = 16, 4096
+#: Members of a set sampled to see whether they are integers, and their range.
+MEMBER_SAMPLE = 64
+#: What the report keeps of INFO.
+FACTS = ("redis_version", "mem_allocator", "used_memory", "maxmemory", "maxmemory_policy",
+         "cluster_enabled", "role", "total_system_memory")  # fmt: skip
+#: Keys asked for per SCAN call.
+SCAN_COUNT = 200
+#: What TYPE says of RedisBloom's filters.
+BLOOM_TYPE, CUCKOO_TYPE = "MBbloom--", "MBbloomCF"
+_SIZE_COMMAND = {
+    "string": "STRLEN", "set": "SCARD", "hash": "HLEN", "list": "LLEN", "zset": "ZCARD",
+    "stream": "XLEN", BLOOM_TYPE: "BF.INFO", CUCKOO_TYPE: "CF.INFO",
+}  # fmt: skip
+
+
+class WriteRefused(RuntimeError):
+    """A command outside :data:`ALLOWED`: the audit has a bug; nothing was sent."""
+
+
+class ReadOnly:
+    """A redis-py client that sends only :data:`ALLOWED` commands (RESP2, bytes replies)."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+
+    @classmethod
+    def connect(cls, url: str, timeout: float = 5.0) -> ReadOnly:
+        client = redis.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout, protocol=2,
+            decode_responses=False, client_name="setlab-audit",
+        )  # fmt: skip
+        return cls(client)
+
+    @staticmethod
+    def check(args: Sequence[Any]) -> None:
+        name = str(args[0]).upper()
+        if name not in ALLOWED:
+            raise WriteRefused(f"setlab audit does not send {name}")
+        sub = ALLOWED[name]
+        if sub is not None and (len(args) < 2 or str(args[1]).upper() not in sub):
+            raise WriteRefused(f"setlab audit does not send {name} {args[1:2]}")
+
+    def run(self, *args: Any) -> Any:
+        """One command; a missing answer within the timeout is :class:`ServerTimeout`."""
+        self.check(args)
+        try:
+            return self.client.execute_command(*args)
+        except redis.exceptions.TimeoutError:
+            raise ServerTimeout(_timeout_message(self.client)) from None
+        except redis.exceptions.ConnectionError as err:
+            raise ServerUnavailable(f"lost the server: {err}") from None
+
+    def batch(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Several commands in one round trip; a command's error is returned, not raised."""
+        for args in commands:
+            self.check(args)
+        pipe = self.client.pipeline(transaction=False)
+        for args in commands:
+            pipe.execute_command(*args)
+        try:
+            return pipe.execute(raise_on_error=False)
+        except redis.exceptions.TimeoutError:
+            raise ServerTimeout(_timeout_message(self.client)) from None
+        except redis.exceptions.ConnectionError as err:
+            raise ServerUnavailable(f"lost the server: {err}") from None
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _timeout_message(client: redis.Redis) -> str:
+    timeout = client.connection_pool.connection_kwargs.get("socket_timeout")
+    return (
+        f"the server did not answer within {timeout:g} s (busy, blocked or frozen): the audit "
+        "stopped; try again later, or raise --timeout"
+    )
+
+
+@dataclass
+class KeyInfo:
+    """What the audit learnt of one key. ``None``: not measured (not allowed, or gone)."""
+
+    key: bytes
+    type: str
+    encoding: str | None = None
+    bytes: int | None = None  #: MEMORY USAGE (default sampling)
+    ttl_ms: int | None = None  #: PTTL: −1 none
+    size: int | None = None  #: STRLEN, SCARD, HLEN, LLEN, ZCARD or XLEN
+    info: dict[str, Any] = field(default_factory=dict)  #: BF.INFO / CF.INFO
+    head: bytes = b""  #: a string's first 16 bytes (HYLL header)
+    bits_set: int | None = None  #: BITCOUNT of the whole string (None: sampled, or not a string)
+    windows: list[int] = field(default_factory=list)  #: BITCOUNT of each sampled window
+    members: list[bytes] = field(default_factory=list)  #: a sample of a set's members
+
+
+@dataclass
+class Permissions:
+    """What the server lets this user run; what it refuses is said in the report."""
+
+    memory: bool = True
+    bloom: bool = True
+    refused: set[str] = field(default_factory=set)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _refused(value: Any) -> bool:
+    return isinstance(value, redis.exceptions.ResponseError)
+
+
+def _pairs(reply: Any) -> dict[str, Any]:
+    """``BF.INFO``/``CF.INFO`` (RESP2: name, value, name, value …) as a dict."""
+    if not isinstance(reply, list):
+        return {}
+    return {_text(k): v for k, v in zip(reply[0::2], reply[1::2], strict=False)}
+
+
+def probe(db: ReadOnly, keys: list[bytes], can: Permissions) -> list[KeyInfo]:
+    """What ``keys`` are, in three round trips (see the module's doc); keys gone since SCAN
+    are left out."""
+    if not keys:
+        return []
+    first: list[list[Any]] = []
+    for key in keys:
+        first += [["TYPE", key], ["OBJECT", "ENCODING", key], ["PTTL", key]]
+        if can.memory:
+            first.append(["MEMORY", "USAGE", key])
+    replies = iter(db.batch(first))
+    found = []
+    for key in keys:
+        kind, encoding, ttl = next(replies), next(replies), next(replies)
+        usage = next(replies) if can.memory else None
+        if _refused(usage):
+            can.memory = False
+            can.refused.add("MEMORY USAGE")
+            usage = None
+        kind = _text(kind) if not _refused(kind) else "none"
+        if kind == "none":
+            continue  # gone since SCAN
+        found.append(KeyInfo(
+            key, kind, None if _refused(encoding) or encoding is None else _text(encoding),
+            None if usage is None else int(usage), None if _refused(ttl) else int(ttl),
+        ))  # fmt: skip
+    _sizes(db, found, can)
+    _samples(db, found)
+    return found
+
+
+def _sizes(db: ReadOnly, found: list[KeyInfo], can: Permissions) -> None:
+    asked = [k for k in found if k.type in _SIZE_COMMAND]
+    asked = [k for k in asked if can.bloom or k.type not in (BLOOM_TYPE, CUCKOO_TYPE)]
+    replies = db.batch([[_SIZE_COMMAND[k.type], k.key] for k in asked])
+    for info, reply in zip(asked, replies, strict=True):
+        if _refused(reply):
+            if info.type in (BLOOM_TYPE, CUCKOO_TYPE):
+                can.refused.add(_SIZE_COMMAND[info.type])
+            continue
+        if info.type in (BLOOM_TYPE, CUCKOO_TYPE):
+            info.info = _pairs(reply)
+        else:
+            info.size = int(reply)
+
+
+def windows(strlen: int) -> list[tuple[int, int]]:
+    """Byte ranges (inclusive) sampled of a long string: evenly spaced, first and last (a
+    bitmap's last byte holds its highest set bit: that window is counted apart)."""
+    last = strlen - WINDOW_BYTES
+    starts = sorted({round(last * i / (WINDOWS - 1)) for i in range(WINDOWS)})
+    return [(s, s + WINDOW_BYTES - 1) for s in starts]
+
+
+def _samples(db: ReadOnly, found: list[KeyInfo]) -> None:
+    commands: list[list[Any]] = []
+    owners: list[tuple[KeyInfo, str, int]] = []
+    for info in found:
+        if info.type == "string" and (info.size or 0) >= 16:
+            commands.append(["GETRANGE", info.key, 0, 15])
+            owners.append((info, "head", 0))
+            if info.encoding == "raw" and info.size <= BITCOUNT_WHOLE:
+                commands.append(["BITCOUNT", info.key])
+                owners.append((info, "bits", 0))
+            elif info.encoding == "raw":
+                for start, end in windows(info.size):
+                    commands.append(["BITCOUNT", info.key, start, end])
+                    owners.append((info, "window", 0))
+        elif info.type == "set" and info.size:
+            commands.append(["SRANDMEMBER", info.key, MEMBER_SAMPLE])
+            owners.append((info, "members", 0))
+    for (info, what, _), reply in zip(owners, db.batch(commands), strict=True):
+        if _refused(reply):
+            continue
+        if what == "head":
+            info.head = bytes(reply)
+        elif what == "bits":
+            info.bits_set = int(reply)
+        elif what == "window":
+            info.windows.append(int(reply))
+        else:
+            info.members = list(reply)
+
+
+@dataclass
+class Scan:
+    """Keys read so far, and how: sampled or all, at what rate."""
+
+    keys: list[KeyInfo] = field(default_factory=list)
+    scanned: int = 0  #: keys SCAN returned (some may be gone before they were read)
+    complete: bool = False  #: SCAN went round the whole keyspace
+    seconds: float = 0.0
+
+
+def scan(
+    db: ReadOnly, can: Permissions, *, match: str | None = None, sample: int | None = None,
+    rate: float = 10_000, progress: Any = None,
+) -> Scan:  # fmt: skip
+    """Read every key (or the first ``sample`` SCAN returns) at most ``rate`` keys a second
+    (0: no limit). ``progress`` has ``update(count)``, told the keys read."""
+    result, start = Scan(), time.perf_counter()
+    for batch in _scan_batches(db, match):
+        if sample is not None:
+            batch = batch[: sample - result.scanned]
+        result.keys += probe(db, batch, can)
+        result.scanned += len(batch)
+        if progress is not None:
+            progress.update(len(batch))
+        if rate:
+            ahead = result.scanned / rate - (time.perf_counter() - start)
+            if ahead > 0:
+                time.sleep(ahead)
+        if sample is not None and result.scanned >= sample:
+            break
+    else:
+        result.complete = True
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _scan_batches(db: ReadOnly, match: str | None) -> Iterator[list[bytes]]:
+    cursor = 0
+    while True:
+        args: list[Any] = ["SCAN", cursor, "COUNT", SCAN_COUNT]
+        if match:
+            args[2:2] = ["MATCH", match]
+        cursor, keys = db.run(*args)
+        cursor = int(cursor)
+        if keys:
+            yield list(keys)
+        if cursor == 0:
+            return
+
+
+def server_facts(db: ReadOnly) -> tuple[dict[str, Any], set[str]]:
+    """What the server says of itself (INFO, CONFIG GET, MODULE LIST), and which of those
+    commands this user may not run."""
+    facts: dict[str, Any] = {}
+    refused: set[str] = set()
+    info, config, modules, dbsize = db.batch([
+        ["INFO"], ["CONFIG", "GET", "*max-*"], ["MODULE", "LIST"], ["DBSIZE"],
+    ])  # fmt: skip
+    if _refused(info):
+        refused.add("INFO")
+    else:
+        parsed = _parse_info(_text(info))
+        facts.update({name: parsed[name] for name in FACTS if name in parsed})
+    if _refused(config):
+        refused.add("CONFIG GET")
+    else:
+        facts["config"] = {_text(k): _text(v) for k, v in zip(config[0::2], config[1::2],
+                                                               strict=False)}  # fmt: skip
+    if _refused(modules):
+        refused.add("MODULE LIST")
+    else:
+        facts["modules"] = {
+            _text(m.get(b"name", b"")): m.get(b"ver") for m in map(_module, modules)
+        }
+    if not _refused(dbsize):
+        facts["keys"] = int(dbsize)
+    return facts, refused
+
+
+def _module(reply: Any) -> dict[bytes, Any]:
+    return dict(zip(reply[0::2], reply[1::2], strict=False)) if isinstance(reply, list) else {}
+
+
+def _parse_info(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for line in text.splitlines():
+        if ":" in line and not line.startswith("#"):
+            name, value = line.split(":", 1)
+            out[name] = int(value) if value.isdigit() else value
+    return out
+
+
+def no_touch(db: ReadOnly) -> bool:
+    """Ask the server not to update keys' LRU/LFU clocks for this client (Redis 7.2+)."""
+    return not _refused(db.batch([["CLIENT", "NO-TOUCH", "ON"]])[0])

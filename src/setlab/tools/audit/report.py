@@ -1,0 +1,167 @@
+"""An audit's keys grouped by pattern, with their findings: the terminal's table and ``--json``.
+
+Keys meet in a group when they share a pattern (:func:`setlab.tools.audit.patterns.pattern`)
+and a type. A group reports its keys, bytes (``MEMORY USAGE``, when the server lets this user
+run it), the share with a TTL, its encodings, and its keys' findings, worst first. When the audit
+read a sample of the keyspace, keys and bytes are scaled to the whole (``DBSIZE``) and given with
+a 95 % interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from setlab.core.units import format_bytes
+from setlab.tools.audit.findings import Finding, findings
+from setlab.tools.audit.patterns import pattern
+from setlab.tools.audit.reader import KeyInfo, Scan
+
+#: Findings listed per group in JSON (the rest are counted), and in the terminal's list.
+FINDINGS_PER_GROUP, FINDINGS_SHOWN, GROUPS_SHOWN = 20, 15, 25
+
+
+@dataclass
+class Group:
+    """Keys of one pattern and type."""
+
+    pattern: str
+    type: str
+    keys: int = 0
+    bytes: int | None = 0
+    with_ttl: int = 0
+    encodings: Counter = field(default_factory=Counter)
+    findings: list[Finding] = field(default_factory=list)
+    scale: float = 1.0  #: keys in the keyspace per key read (1: all were read)
+    sample: int = 1  #: keys read in all (every group's), when :attr:`scale` is not 1
+
+    def add(self, info: KeyInfo, found: list[Finding]) -> None:
+        self.keys += 1
+        self.bytes = None if self.bytes is None or info.bytes is None else self.bytes + info.bytes
+        self.with_ttl += info.ttl_ms is not None and info.ttl_ms >= 0
+        self.encodings[info.encoding or "?"] += 1
+        self.findings += found
+
+    @property
+    def encoding(self) -> str:
+        return "/".join(e for e, _ in self.encodings.most_common())
+
+    def estimated(self, value: int) -> tuple[int, int, int]:
+        """(estimate, low, high) over the whole keyspace of a sum over this group's keys read
+        (its keys, its bytes): scaled by keys in all / keys read, with the 95 % interval of the
+        group's share of a simple random sample of ``sample`` keys (normal approximation; the
+        bytes take the keys' relative spread)."""
+        if self.scale == 1.0:
+            return value, value, value
+        share = self.keys / self.sample
+        spread = 1.96 * math.sqrt(share * (1 - share) / self.sample) / share  # relative
+        estimate = value * self.scale
+        return (
+            round(estimate),
+            max(0, round(estimate * (1 - spread))),
+            round(estimate * (1 + spread)),
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        ranked = sorted(self.findings, key=lambda f: f.rank)
+        keys, keys_low, keys_high = self.estimated(self.keys)
+        out: dict[str, Any] = {
+            "pattern": self.pattern, "type": self.type, "encoding": self.encoding,
+            "keys": keys, "bytes": None if self.bytes is None else self.estimated(self.bytes)[0],
+            "ttl_share": self.with_ttl / self.keys,
+            "findings": [f.as_json() for f in ranked[:FINDINGS_PER_GROUP]],
+            "findings_total": len(self.findings),
+        }  # fmt: skip
+        if self.scale != 1.0:
+            out["estimated"] = {"keys_read": self.keys, "keys_95": [keys_low, keys_high]}
+        return out
+
+
+@dataclass
+class Audit:
+    """What an audit found: the server, how the keyspace was read, the groups, the notes."""
+
+    server: dict[str, Any]
+    scan: Scan
+    groups: list[Group]
+    notes: list[str]
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted((f for g in self.groups for f in g.findings), key=lambda f: f.rank)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "server": self.server,
+            "scan": {"keys_read": len(self.scan.keys), "keys_scanned": self.scan.scanned,
+                     "complete": self.scan.complete, "seconds": round(self.scan.seconds, 3)},
+            "groups": [g.as_json() for g in self.groups],
+            "notes": self.notes,
+        }  # fmt: skip
+
+    def text(self) -> str:
+        return render_text(self)
+
+
+def group(scan: Scan, total_keys: int | None) -> list[Group]:
+    """The keys read, grouped and with their findings; scaled to ``total_keys`` when the scan
+    read only a sample. Biggest groups first (bytes, else keys)."""
+    groups: dict[tuple[str, str], Group] = {}
+    for info in scan.keys:
+        name = (pattern(info.key), info.type)
+        groups.setdefault(name, Group(*name)).add(info, findings(info))
+    scale = 1.0
+    if not scan.complete and total_keys and scan.keys:
+        scale = total_keys / len(scan.keys)
+    for g in groups.values():
+        g.scale, g.sample = scale, len(scan.keys)
+    return sorted(groups.values(), key=lambda g: (-(g.bytes or 0), -g.keys, g.pattern))
+
+
+def _bytes(value: int | None) -> str:
+    return "—" if value is None else format_bytes(value)
+
+
+def render_text(audit: Audit) -> str:
+    """The audit as the terminal shows it: the server, the worst findings, the groups."""
+    s, scan = audit.server, audit.scan
+    head = [f"setlab audit of {s.get('address', 'the server')}"
+            + (f" (Redis {s['redis_version']}, {s.get('mem_allocator', '?')})"
+               if "redis_version" in s else "")]  # fmt: skip
+    read = f"{len(scan.keys):,} keys read in {scan.seconds:.1f} s"
+    if not scan.complete:
+        read += f", a sample of {s.get('keys', '?'):,} (keys and bytes below are scaled to all)"
+    head.append(f"  {read}; nothing written")
+    if "used_memory" in s:
+        limit = s.get("maxmemory") or 0
+        of = f" of maxmemory {format_bytes(limit)}" if limit else ", no maxmemory"
+        head.append(f"  used_memory {format_bytes(s['used_memory'])}{of}")
+    head += [f"  note: {note}" for note in audit.notes]
+    found = audit.findings
+    lines = [*head, "", f"Findings, worst first ({len(found):,}):"]
+    if not found:
+        lines.append("  none")
+    for f in found[:FINDINGS_SHOWN]:
+        lines.append(f"  [{f.severity}] {f.kind} {f.key}")
+        lines.append(f"      {f.message} (chapter {f.chapter})")
+    if len(found) > FINDINGS_SHOWN:
+        lines.append(f"  … and {len(found) - FINDINGS_SHOWN:,} more (--json lists them)")
+    lines += ["", "Keys by pattern, biggest first:"]
+    table = [("pattern", "type", "encoding", "keys", "bytes", "TTL", "findings")]
+    for g in audit.groups[:GROUPS_SHOWN]:
+        keys = g.estimated(g.keys)[0]
+        nbytes = None if g.bytes is None else g.estimated(g.bytes)[0]
+        table.append((g.pattern, g.type, g.encoding, f"{keys:,}", _bytes(nbytes),
+                      f"{g.with_ttl / g.keys:.0%}", f"{len(g.findings):,}"))  # fmt: skip
+    widths = [min(48, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
+    for row in table:
+        cells = [
+            (c if len(c) <= w else c[: w - 1] + "…").ljust(w)
+            for c, w in zip(row, widths, strict=True)
+        ]
+        lines.append("  " + "  ".join(cells).rstrip())
+    if len(audit.groups) > GROUPS_SHOWN:
+        lines.append(f"  … and {len(audit.groups) - GROUPS_SHOWN:,} more patterns (--json)")
+    return "\n".join(lines)
