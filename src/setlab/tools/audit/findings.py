@@ -205,7 +205,8 @@ def reserved_error(
 ) -> float | None:
     """The error rate ``BF.RESERVE`` was given, recovered from ``BF.INFO``'s Size (which it
     does not report): the round rate (1, 2 or 5 × 10^-d) whose layout has that size, else the
-    middle of the rates that do, else None."""
+    middle of the rates that do, else None. A filter of a few hundred bits, rounded to 64, fits
+    several rates: the largest round one is taken."""
 
     def size_at(p: float) -> int:
         layout = redisbloom.ChainLayout(p, capacity, max(expansion, 1), nonscaling)

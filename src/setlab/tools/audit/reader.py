@@ -33,7 +33,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "STRLEN": None, "SCARD": None, "HLEN": None, "LLEN": None, "ZCARD": None, "XLEN": None,
     "GETRANGE": None, "BITCOUNT": None, "SRANDMEMBER": None, "BF.INFO": None, "CF.INFO": None,
     "OBJECT": frozenset({"ENCODING"}), "MEMORY": frozenset({"USAGE"}),
-    "CONFIG": frozenset({"GET"}), "CLIENT": frozenset({"NO-TOUCH", "SETNAME"}),
+    "CONFIG": frozenset({"GET"}), "CLIENT": frozenset({"NO-TOUCH"}),
     "MODULE": frozenset({"LIST"}), "CLUSTER": frozenset({"INFO"}),
 }  # fmt: skip
 #: Strings up to this many bytes are counted whole with BITCOUNT (64 KiB: microseconds).
@@ -69,7 +69,7 @@ class ReadOnly:
     def connect(cls, url: str, timeout: float = 5.0) -> ReadOnly:
         client = redis.Redis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout, protocol=2,
-            decode_responses=False, client_name="setlab-audit",
+            decode_responses=False,
         )  # fmt: skip
         return cls(client)
 
@@ -165,15 +165,16 @@ def probe(db: ReadOnly, keys: list[bytes], can: Permissions) -> list[KeyInfo]:
     if not keys:
         return []
     first: list[list[Any]] = []
+    memory = can.memory  # asked in this batch (a refusal below stops asking in the next)
     for key in keys:
         first += [["TYPE", key], ["OBJECT", "ENCODING", key], ["PTTL", key]]
-        if can.memory:
+        if memory:
             first.append(["MEMORY", "USAGE", key])
     replies = iter(db.batch(first))
     found = []
     for key in keys:
         kind, encoding, ttl = next(replies), next(replies), next(replies)
-        usage = next(replies) if can.memory else None
+        usage = next(replies) if memory else None
         if _refused(usage):
             can.memory = False
             can.refused.add("MEMORY USAGE")

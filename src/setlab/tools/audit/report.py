@@ -50,19 +50,17 @@ class Group:
 
     def estimated(self, value: int) -> tuple[int, int, int]:
         """(estimate, low, high) over the whole keyspace of a sum over this group's keys read
-        (its keys, its bytes): scaled by keys in all / keys read, with the 95 % interval of the
-        group's share of a simple random sample of ``sample`` keys (normal approximation; the
-        bytes take the keys' relative spread)."""
+        (its keys, its bytes): scaled by keys in all / keys read, within the 95 % Wilson
+        interval of the group's share of a simple random sample of ``sample`` keys (the bytes
+        take the keys' relative interval)."""
         if self.scale == 1.0:
             return value, value, value
-        share = self.keys / self.sample
-        spread = 1.96 * math.sqrt(share * (1 - share) / self.sample) / share  # relative
+        n, share, z = self.sample, self.keys / self.sample, 1.96
+        centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
         estimate = value * self.scale
-        return (
-            round(estimate),
-            max(0, round(estimate * (1 - spread))),
-            round(estimate * (1 + spread)),
-        )
+        low, high = estimate * (centre - half) / share, estimate * (centre + half) / share
+        return round(estimate), max(0, math.floor(low)), math.ceil(high)
 
     def as_json(self) -> dict[str, Any]:
         ranked = sorted(self.findings, key=lambda f: f.rank)
