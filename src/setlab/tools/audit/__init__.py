@@ -27,7 +27,7 @@ import redis
 
 from setlab.lab.errors import PermissionDenied, ServerUnavailable
 from setlab.tools.audit.reader import Permissions, ReadOnly, no_touch, scan, server_facts
-from setlab.tools.audit.report import Audit, group
+from setlab.tools.audit.report import Audit, Grouper
 
 __all__ = ["Audit", "audit"]
 
@@ -69,14 +69,18 @@ def audit(
         facts["address"] = label or (_address(url) if url else "the server")
         can = Permissions(refused=set(refused))
         report = Progress(facts.get("keys"), "auditing", progress, unit="keys")
-        found = scan(db, can, match=match, sample=sample, rate=rate, progress=report)
+        grouper = Grouper()
+        found = scan(db, can, grouper, match=match, sample=sample, rate=rate, progress=report)
         if progress and found.scanned > 1000:
             report.close()
-        return Audit(facts, found, group(found, facts.get("keys")), _notes(facts, can, untouched))
+        # a sample of the keys matching a pattern cannot be scaled by DBSIZE, which counts all
+        groups = grouper.result(found, None if match else facts.get("keys"))
+        return Audit(facts, found, groups, _notes(facts, can, untouched))
     except redis.exceptions.ConnectionError as err:
         raise ServerUnavailable(f"cannot reach the server: {err}") from None
     finally:
-        db.close()
+        if client is None:  # a client given is its owner's to close
+            db.close()
 
 
 def _notes(facts: dict[str, Any], can: Permissions, untouched: bool) -> list[str]:
@@ -92,6 +96,11 @@ def _notes(facts: dict[str, Any], can: Permissions, untouched: bool) -> list[str
     }
     for command in sorted(can.refused):
         notes.append(f"this user may not run {command}: {what.get(command, 'not measured')}")
+    if can.unreadable:
+        notes.append(
+            f"this user may not read {can.unreadable:,} of the keys SCAN listed (its ACL key "
+            "patterns): they are left out"
+        )
     if not untouched:
         notes.append(
             "reads updated the keys' LRU/LFU clocks, as any client's do (CLIENT NO-TOUCH, which "

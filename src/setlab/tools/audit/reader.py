@@ -9,8 +9,9 @@ sampling (five elements, not ``SAMPLES 0``, which walks a whole set), ``BITCOUNT
 on strings up to :data:`BITCOUNT_WHOLE` bytes and otherwise on :data:`WINDOWS` windows of
 :data:`WINDOW_BYTES`, ``SRANDMEMBER`` takes :data:`MEMBER_SAMPLE` members. ``PFCOUNT`` is never
 sent: it may rewrite a HyperLogLog's cached cardinality; the header is read with ``GETRANGE``.
-Keys are read in ``SCAN`` batches at no more than ``rate`` keys a second; a command that gets no
-answer within ``timeout`` seconds stops the audit (:class:`~setlab.lab.errors.ServerTimeout`).
+Keys are read in ``SCAN`` batches at no more than ``rate`` keys a second, and each batch is handed
+on and dropped; a command that gets no answer within ``timeout`` seconds stops the audit
+(:class:`~setlab.lab.errors.ServerTimeout`).
 
 A read does update a key's LRU/LFU clock like any client's; on Redis 7.2 and later the client
 asks ``CLIENT NO-TOUCH ON`` first, which turns that off.
@@ -19,7 +20,7 @@ asks ``CLIENT NO-TOUCH ON`` first, which turns that off.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,6 +143,7 @@ class Permissions:
     memory: bool = True
     bloom: bool = True
     refused: set[str] = field(default_factory=set)
+    unreadable: int = 0  #: keys SCAN listed whose TYPE this user may not ask
 
 
 def _text(value: Any) -> str:
@@ -179,6 +181,9 @@ def probe(db: ReadOnly, keys: list[bytes], can: Permissions) -> list[KeyInfo]:
             can.memory = False
             can.refused.add("MEMORY USAGE")
             usage = None
+        if isinstance(kind, redis.exceptions.NoPermissionError):
+            can.unreadable += 1
+            continue
         kind = _text(kind) if not _refused(kind) else "none"
         if kind == "none":
             continue  # gone since SCAN
@@ -246,25 +251,29 @@ def _samples(db: ReadOnly, found: list[KeyInfo]) -> None:
 
 @dataclass
 class Scan:
-    """Keys read so far, and how: sampled or all, at what rate."""
+    """How the keyspace was read: how many keys, all or a sample, how fast."""
 
-    keys: list[KeyInfo] = field(default_factory=list)
-    scanned: int = 0  #: keys SCAN returned (some may be gone before they were read)
+    read: int = 0  #: keys read (those SCAN listed, less those gone or unreadable)
+    scanned: int = 0  #: keys SCAN returned
     complete: bool = False  #: SCAN went round the whole keyspace
     seconds: float = 0.0
 
 
 def scan(
-    db: ReadOnly, can: Permissions, *, match: str | None = None, sample: int | None = None,
-    rate: float = 10_000, progress: Any = None,
+    db: ReadOnly, can: Permissions, sink: Callable[[list[KeyInfo]], None], *,
+    match: str | None = None, sample: int | None = None, rate: float = 10_000,
+    progress: Any = None,
 ) -> Scan:  # fmt: skip
     """Read every key (or the first ``sample`` SCAN returns) at most ``rate`` keys a second
-    (0: no limit). ``progress`` has ``update(count)``, told the keys read."""
+    (0: no limit), handing each batch to ``sink`` and keeping none: memory does not grow with
+    the keyspace. ``progress`` has ``update(count)``, told the keys read."""
     result, start = Scan(), time.perf_counter()
     for batch in _scan_batches(db, match):
         if sample is not None:
             batch = batch[: sample - result.scanned]
-        result.keys += probe(db, batch, can)
+        infos = probe(db, batch, can)
+        sink(infos)
+        result.read += len(infos)
         result.scanned += len(batch)
         if progress is not None:
             progress.update(len(batch))

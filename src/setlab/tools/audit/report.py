@@ -33,7 +33,8 @@ class Group:
     bytes: int | None = 0
     with_ttl: int = 0
     encodings: Counter = field(default_factory=Counter)
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  #: the worst, at most a few dozen
+    findings_total: int = 0
     scale: float = 1.0  #: keys in the keyspace per key read (1: all were read)
     sample: int = 1  #: keys read in all (every group's), when :attr:`scale` is not 1
 
@@ -42,7 +43,10 @@ class Group:
         self.bytes = None if self.bytes is None or info.bytes is None else self.bytes + info.bytes
         self.with_ttl += info.ttl_ms is not None and info.ttl_ms >= 0
         self.encodings[info.encoding or "?"] += 1
+        self.findings_total += len(found)
         self.findings += found
+        if len(self.findings) > 2 * FINDINGS_PER_GROUP:  # keep the worst: memory stays bounded
+            self.findings = sorted(self.findings, key=lambda f: f.rank)[:FINDINGS_PER_GROUP]
 
     @property
     def encoding(self) -> str:
@@ -70,7 +74,7 @@ class Group:
             "keys": keys, "bytes": None if self.bytes is None else self.estimated(self.bytes)[0],
             "ttl_share": self.with_ttl / self.keys,
             "findings": [f.as_json() for f in ranked[:FINDINGS_PER_GROUP]],
-            "findings_total": len(self.findings),
+            "findings_total": self.findings_total,
         }  # fmt: skip
         if self.scale != 1.0:
             out["estimated"] = {"keys_read": self.keys, "keys_95": [keys_low, keys_high]}
@@ -93,7 +97,7 @@ class Audit:
     def as_json(self) -> dict[str, Any]:
         return {
             "server": self.server,
-            "scan": {"keys_read": len(self.scan.keys), "keys_scanned": self.scan.scanned,
+            "scan": {"keys_read": self.scan.read, "keys_scanned": self.scan.scanned,
                      "complete": self.scan.complete, "seconds": round(self.scan.seconds, 3)},
             "groups": [g.as_json() for g in self.groups],
             "notes": self.notes,
@@ -103,19 +107,24 @@ class Audit:
         return render_text(self)
 
 
-def group(scan: Scan, total_keys: int | None) -> list[Group]:
-    """The keys read, grouped and with their findings; scaled to ``total_keys`` when the scan
-    read only a sample. Biggest groups first (bytes, else keys)."""
-    groups: dict[tuple[str, str], Group] = {}
-    for info in scan.keys:
-        name = (pattern(info.key), info.type)
-        groups.setdefault(name, Group(*name)).add(info, findings(info))
-    scale = 1.0
-    if not scan.complete and total_keys and scan.keys:
-        scale = total_keys / len(scan.keys)
-    for g in groups.values():
-        g.scale, g.sample = scale, len(scan.keys)
-    return sorted(groups.values(), key=lambda g: (-(g.bytes or 0), -g.keys, g.pattern))
+class Grouper:
+    """Keys grouped as they are read (:func:`setlab.tools.audit.reader.scan`'s sink)."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], Group] = {}
+
+    def __call__(self, infos: list[KeyInfo]) -> None:
+        for info in infos:
+            name = (pattern(info.key), info.type)
+            self.groups.setdefault(name, Group(*name)).add(info, findings(info))
+
+    def result(self, scan: Scan, total_keys: int | None) -> list[Group]:
+        """The groups, scaled to ``total_keys`` when the scan read only a sample; biggest
+        first (bytes, else keys)."""
+        scale = total_keys / scan.read if not scan.complete and total_keys and scan.read else 1.0
+        for g in self.groups.values():
+            g.scale, g.sample = scale, scan.read
+        return sorted(self.groups.values(), key=lambda g: (-(g.bytes or 0), -g.keys, g.pattern))
 
 
 def _bytes(value: int | None) -> str:
@@ -128,7 +137,7 @@ def render_text(audit: Audit) -> str:
     head = [f"setlab audit of {s.get('address', 'the server')}"
             + (f" (Redis {s['redis_version']}, {s.get('mem_allocator', '?')})"
                if "redis_version" in s else "")]  # fmt: skip
-    read = f"{len(scan.keys):,} keys read in {scan.seconds:.1f} s"
+    read = f"{scan.read:,} keys read in {scan.seconds:.1f} s"
     if not scan.complete:
         read += f", a sample of {s.get('keys', '?'):,} (keys and bytes below are scaled to all)"
     head.append(f"  {read}; nothing written")
@@ -152,7 +161,7 @@ def render_text(audit: Audit) -> str:
         keys = g.estimated(g.keys)[0]
         nbytes = None if g.bytes is None else g.estimated(g.bytes)[0]
         table.append((g.pattern, g.type, g.encoding, f"{keys:,}", _bytes(nbytes),
-                      f"{g.with_ttl / g.keys:.0%}", f"{len(g.findings):,}"))  # fmt: skip
+                      f"{g.with_ttl / g.keys:.0%}", f"{g.findings_total:,}"))  # fmt: skip
     widths = [min(48, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
     for row in table:
         cells = [
