@@ -116,6 +116,15 @@ NOTES: dict[str, Notes] = {
          "room say why for each row.",
          "Time order in snowflake IDs does nothing for a bitmap; a dense re-mapping does."),
     ),
+    "audit": Notes(
+        "Run `setlab audit` against the room's classroom server (each participant's keys are "
+        "theirs: an ACL user sees what it may read) and read the findings worst first, each "
+        "with the chapter that explains it.",
+        ("An audit that says it could not run MEMORY USAGE or INFO is the ACL working, not a "
+         "failure: read the notes line first.",
+         "A sampled bitmap's count is an estimate with an upper bound: the alternative is "
+         "priced at the bound, never at the flattering estimate."),
+    ),
 }  # fmt: skip
 
 

@@ -29,6 +29,7 @@ CHAPTERS = (
     "redis-set-memory",
     "hyperloglog",
     "choosing",
+    "audit",
 )
 
 SEED_TITLES = {

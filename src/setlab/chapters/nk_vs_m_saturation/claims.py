@@ -198,6 +198,7 @@ def register(figures: Figures) -> None:
         "{nk-003-over} (m/n = {nk-003-over-ratio}, k = 7)",
         Verdict.CORRECT,
         "Past capacity the rate grows roughly like the load to the power k.",
+        also=("audit",),
     )  # fmt: skip
     figures.claim(
         "003-one-in-six", "003", "坑一",

@@ -117,6 +117,7 @@ def register(figures: Figures) -> None:
         Verdict.IMPRECISE,
         "Freeing one big string is milliseconds and starts no defragmentation; it is big "
         "collections (one free per member) that stall on DEL.",
+        also=("audit",),
     )  # fmt: skip
     figures.claim(
         "000-fork-big-key", "000", "§5.4",

@@ -105,7 +105,7 @@ def register(figures: Figures) -> None:
         "hashtable from member {rsm-switch-512} (OBJECT ENCODING, reference run)",
         Verdict.CORRECT,
         "Raising the limit keeps 2–8 B a member, but every insert into an intset moves up to the "
-        "whole array (O(n)).")  # fmt: skip
+        "whole array (O(n)).", also=("audit",))  # fmt: skip
     figures.claim(
         "004-bitcount-fast", "004", "§1",
         "BITCOUNT counts the 1s of a bitmap quickly, over all of it or over a range.",

@@ -54,6 +54,7 @@ def register(figures: Figures) -> None:
         Verdict.DEPENDS,
         "Same order of magnitude: zeroing ~220 MiB costs hundreds of ms; the exact figure depends "
         "on the machine, page faults and the allocator.",
+        also=("audit",),
     )  # fmt: skip
     figures.claim(
         "000-memory-256kb", "000", "§1",

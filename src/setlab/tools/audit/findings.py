@@ -301,12 +301,11 @@ def _big(info: KeyInfo, already: list[Finding]) -> list[Finding]:
     elements = info.size if info.type in ("set", "hash", "list", "zset", "stream") else None
     if nbytes < BIG_KEY_BYTES and (elements or 0) < BIG_KEY_ELEMENTS:
         return []
-    deletes = StallsReference.load().deletes
     if info.type == "string":
-        ms, how = _interpolated(deletes, "string", info.size or nbytes, "del")
+        ms, how = del_ms("string", info.size or nbytes)
         advice = "UNLINK does not help a string: freeing one block takes as long"
     else:
-        ms, how = _interpolated(deletes, "set", elements or 0, "del")
+        ms, how = del_ms("set", elements or 0)
         advice = "UNLINK frees it in a background thread"
     return [Finding(
         text(info.key), "big-key",
@@ -319,12 +318,18 @@ def _big(info: KeyInfo, already: list[Finding]) -> list[Finding]:
     )]  # fmt: skip
 
 
-def _interpolated(rows, kind: str, size: int, command: str) -> tuple[float, str]:
-    """A DEL's time for ``size`` (bytes of a string, members of a set) from the reference run:
-    log–log between its sizes, proportional past its largest."""
+def del_ms(kind: str, size: int, command: str = "del") -> tuple[float, str]:
+    """How long ``command`` ("del" or "unlink") of a ``kind`` ("string": ``size`` bytes; "set":
+    ``size`` members, standing for any collection) blocks Redis, ms, and how that was found:
+    the stored stall run (:class:`setlab.lab.stalls.StallsReference`), log–log between its
+    sizes, proportional past its largest."""
     from setlab.core.interpolation import interpolate
+    from setlab.lab.stalls import StallsReference
 
+    rows = StallsReference.load().deletes
     points = sorted((r.size, r.server_ms) for r in rows if r.kind == kind and r.command == command)
+    if not points:
+        raise ValueError(f"the stall run has no {command} of a {kind}; kinds: string, set")
     sizes, ms = [float(s) for s, _ in points], [m for _, m in points]
     if size > sizes[-1]:
         return ms[-1] * size / sizes[-1], "extrapolated"
