@@ -202,8 +202,10 @@ def plot_memory(report: dict[str, Any]) -> Figure:
     ax.set_xlabel("bytes (log scale)")
     ax.set_title("What each flagged key costs, and what its alternative would")
     legend_below(ax)
-    return describe(fig, "The sparse bitmap costs hundreds of MiB where its few bits would fit "
-                         "in bytes; the other findings are smaller but each has a cheaper form.")  # fmt: skip
+    return describe(
+        fig, "The sparse bitmap costs hundreds of MiB where its few bits would fit in bytes; "
+        "the other findings are smaller, but each has a cheaper form.",
+    )  # fmt: skip
 
 
 # -- figures the prose shows: the stored audit ----------------------------------------------------

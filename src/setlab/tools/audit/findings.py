@@ -76,7 +76,7 @@ def findings(info: KeyInfo) -> list[Finding]:
         out += _cuckoo(info)
     elif info.type == "set":
         out += _integer_set(info)
-    out += _big(info, out)
+    out += _big(info)
     return out
 
 
@@ -294,9 +294,7 @@ def _hyperloglog(info: KeyInfo) -> list[Finding]:
     )]  # fmt: skip
 
 
-def _big(info: KeyInfo, already: list[Finding]) -> list[Finding]:
-    from setlab.lab.stalls import StallsReference
-
+def _big(info: KeyInfo) -> list[Finding]:
     nbytes = info.bytes or 0
     elements = info.size if info.type in ("set", "hash", "list", "zset", "stream") else None
     if nbytes < BIG_KEY_BYTES and (elements or 0) < BIG_KEY_ELEMENTS:
