@@ -289,7 +289,8 @@ def _hyperloglog(info: KeyInfo) -> list[Finding]:
     return [Finding(
         text(info.key), "dense-hyperloglog",
         f"a dense HyperLogLog (12 KiB) counting about {cached:,}: a sparse one would take a "
-        "few hundred bytes; PFMERGE always writes dense, so a merged small count stays 12 KiB",
+        "few hundred bytes, but a HyperLogLog never returns to sparse (PFMERGE writes dense "
+        "when any input is): rebuild it from its sources to shrink it",
         "hyperloglog", "low", info.bytes, None, {"cached_count": cached},
     )]  # fmt: skip
 
