@@ -157,7 +157,10 @@ def finding(report: dict[str, Any], kind: str) -> dict[str, Any]:
 
 
 def findings_markdown(report: dict[str, Any]) -> str:
-    """The findings as a Markdown table, worst first, each linked to its chapter."""
+    """The findings as a Markdown table, worst first, each linked to its chapter ("No
+    findings." when there are none)."""
+    if not findings_of(report):
+        return "No findings."
     lines = ["| | finding | key | what the audit says | read |", "|:--|:--|:--|:--|:--|"]
     for f in findings_of(report):
         message = f["message"].replace("|", "\\|")
