@@ -113,6 +113,14 @@ def demo(lab: Lab) -> Measurement[dict[str, Any]]:
     )  # fmt: skip
 
 
+def source_line(demo: Measurement[dict[str, Any]], width: int = 76) -> str:
+    """Where the demo's audit comes from, wrapped to the page's code width."""
+    import textwrap
+
+    text = demo.label if demo.live else f"{demo.label} ({demo.why_not_live})"
+    return textwrap.fill(text, width)
+
+
 def audit_yours(url: str, sample: int, rate: float) -> dict[str, Any]:
     """Audit the reader's server at ``url``: at most ``sample`` keys, ``rate`` keys a second,
     nothing written."""
@@ -161,10 +169,10 @@ def findings_markdown(report: dict[str, Any]) -> str:
     findings." when there are none)."""
     if not findings_of(report):
         return "No findings."
-    lines = ["| | finding | key | what the audit says | read |", "|:--|:--|:--|:--|:--|"]
+    lines = ["| | finding, key | what the audit says | read |", "|:--|:--|:--|:--|"]
     for f in findings_of(report):
         message = f["message"].replace("|", "\\|")
-        lines.append(f"| {f['severity']} | {f['kind']} | `{f['key']}` | {message} | "
+        lines.append(f"| {f['severity']} | {f['kind']}: `{f['key']}` | {message} | "
                      f"{{doc}}`{f['chapter']}` |")  # fmt: skip
     return "\n".join(lines)
 
