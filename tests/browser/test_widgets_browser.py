@@ -29,9 +29,9 @@ SHOTS = Path(os.environ.get("SETLAB_SHOTS", "/tmp/widgets-shots"))
 
 def bloom_cli(s: dict) -> dict[str, float]:
     """The Bloom calculator's readouts, from four runs of ``setlab calc bloom``."""
-    n, p = int(s["n"]), s["p"]
+    n, p, sets = int(s["n"]), s["p"], int(s.get("sets", 1))
     items = math.ceil(s["load"] * n)
-    classic, default = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom")
+    classic, default = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--sets", sets)
     _, nonscaling = drive.calc("bloom", "-n", n, "-p", p, "--nonscaling")
     _, loaded = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--load", items)
     fixed = drive.calc("bloom", "-n", items, "-m", classic["m"], "-k", classic["k"])
@@ -41,6 +41,7 @@ def bloom_cli(s: dict) -> dict[str, float]:
         "ns_size": nonscaling["bytes"], "ns_alloc": nonscaling["allocated"],
         "rate_fixed": fixed["p"], "rate_chain": loaded["expected_fpr"],
         "filters": loaded["sub_filters"],
+        "total": classic["scale"]["total"], "masters": classic["scale"]["masters"],
     }  # fmt: skip
 
 
@@ -51,23 +52,26 @@ def birthday_cli(s: dict) -> dict[str, float]:
 
 
 def setbit_cli(s: dict) -> dict[str, float]:
-    data = drive.calc("setbit", int(s["offset"]))
+    data = drive.calc("setbit", int(s["offset"]), "--sets", int(s.get("sets", 1)))
     return {"strlen": data["strlen"], "alloc": data["allocation"],
-            "usage": data["memory_usage"], "first_ms": data["first_write_ms"]}  # fmt: skip
+            "usage": data["memory_usage"], "first_ms": data["first_write_ms"],
+            "total": data["scale"]["total"], "masters": data["scale"]["masters"]}  # fmt: skip
 
 
 #: slug → (page, three settings, the CLI's numbers for a setting, a slider move (control,
 #: position)).
 WIDGETS: dict[str, tuple[str, list[dict], Callable[[dict], dict], tuple[str, float]]] = {
     "bloom": ("book/bloom-basics.html",
-              [{"n": 1_000_000, "p": 0.001, "load": 2.0}, {"n": 123_457, "p": 0.0372, "load": 1.05},
-               {"n": 10**10, "p": 1e-6, "load": 0.5}],
+              [{"n": 1_000_000, "p": 0.001, "load": 2.0, "sets": 1},
+               {"n": 123_457, "p": 0.0372, "load": 1.05, "sets": 8000},
+               {"n": 10**10, "p": 1e-6, "load": 0.5, "sets": 3}],
               bloom_cli, ("n", 7.3)),
     "birthday": ("book/birthday-collisions.html",
                  [{"n": 1000, "bits": 20}, {"n": 100_000, "bits": 32}, {"n": 77_000, "bits": 64}],
                  birthday_cli, ("n", 4.5)),
     "setbit": ("book/setbit-offset.html",
-               [{"offset": 1000}, {"offset": 700_000_000}, {"offset": 2**32 - 1}],
+               [{"offset": 1000, "sets": 1}, {"offset": 700_000_000, "sets": 5},
+                {"offset": 2**32 - 1, "sets": 100_000}],
                setbit_cli, ("offset", 6.5)),
 }  # fmt: skip
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int
@@ -107,7 +109,8 @@ class Scale:
         return {
             "sets": self.sets, "per_set": self.per_set, "shared": self.shared,
             "total": self.total, "server": self.server, "server_source": self.source,
-            "fits_one_server": self.fits, "cluster_masters": None if self.fits else self.masters,
+            "fits_one_server": self.fits, "masters": self.masters,
+            "cluster_masters": None if self.fits else self.masters,
         }  # fmt: skip
 
 
@@ -137,3 +140,31 @@ def _maxmemory(url: str, timeout: float) -> int | None:
     except (redis.RedisError, OSError, ValueError):
         return None
     return value or None
+
+
+#: The most sets a calculator's "sets" control reaches (10^7: ten million posts, days, users).
+MAX_WIDGET_SETS = 10**7
+
+
+def widget_parts(per_set: str, model: Callable[[Mapping[str, float]], float]) -> tuple[Any, list]:
+    """A calculator widget's "how many sets" control and its two readouts: the total for that
+    many keys of ``per_set`` bytes (a Vega expression over the widget's other parameters;
+    ``model`` computes the same in Python), and the 16 GiB Redis servers the total needs
+    (:data:`DEFAULT_SERVER_BYTES`, one when it fits) — what ``setlab calc … --sets N`` prints
+    as ``total`` and ``masters``."""
+    from setlab.render.widgets import Control, Readout
+
+    sets = Control("sets", "sets (keys) of this size", 1, 1, MAX_WIDGET_SETS, log=True,
+                   integer=True)  # fmt: skip
+
+    def at(s: Mapping[str, float]) -> Scale:  # settings without "sets" take its default
+        return Scale(round(model(s)), round(s.get("sets", sets.value)))
+
+    total = Readout("total", "for all the sets", f"({per_set}) * sets",
+                    lambda s: at(s).total, kind="bytes")  # fmt: skip
+    masters = Readout(
+        "masters", "16 GiB Redis servers for them",
+        f"max(1, ceil(({per_set}) * sets / {DEFAULT_SERVER_BYTES}))",
+        lambda s: at(s).masters, kind="int",
+    )  # fmt: skip
+    return sets, [total, masters]

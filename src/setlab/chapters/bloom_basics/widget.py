@@ -21,13 +21,13 @@ from setlab.models import bloom, redisbloom
 from setlab.models.bitmap import jemalloc_size_class
 from setlab.render.vega_lite import alt
 from setlab.render.widgets import Control, Readout, Settings, Widget, step_expr
-from setlab.tools import calc
+from setlab.tools import calc, scale
 
 #: The chapter's case: seed 002's 800 million openids at 1%, filled exactly to capacity.
 DEFAULTS = {"n": 800_000_000, "p": 0.01, "load": 1.0}
 #: The text fallback's other settings.
 SETTINGS = ({"n": 1_000_000, "p": 0.001, "load": 2.0}, {"n": 10_000_000, "p": 1e-4, "load": 0.5},
-            {"n": 800_000_000, "p": 0.01, "load": 3.0})  # fmt: skip
+            {"n": 800_000_000, "p": 0.01, "load": 3.0, "sets": 100})  # fmt: skip
 #: Loads drawn on the curve, as multiples of ``n`` (the default chain then has at most three
 #: sub-filters: they hold n, 2n and 4n).
 MAX_LOAD = 4.0
@@ -179,6 +179,7 @@ def calculator() -> Widget:
                 "1 + (items > n ? 1 : 0) + (items > 3 * n ? 1 : 0)",
                 lambda s: _layout(s, load=_items(s))["sub_filters"], kind="int"),
     ]  # fmt: skip
+    sets, at_scale = scale.widget_parts("bytes", lambda s: _classic(s)["bytes"])
     return Widget(
         "bloom", "Bloom calculator: the classic filter beside what RedisBloom allocates",
         _chart(),
@@ -186,14 +187,16 @@ def calculator() -> Widget:
             Control("n", "items n", DEFAULTS["n"], 1e3, 1e10, log=True, integer=True),
             Control("p", "false-positive rate p", DEFAULTS["p"], 1e-6, 0.5, log=True),
             Control("load", "items added ÷ n", DEFAULTS["load"], 0.05, MAX_LOAD, step=0.05),
+            sets,
         ],
-        readouts=readouts,
+        readouts=readouts + at_scale,
         caption="Set n and p; the readouts give the classic filter (m, k, bytes, fill), the "
         "BF.INFO Size of BF.RESERVE key p n (its first sub-filter is built for p/2) and of "
         "NONSCALING (built for p), and what jemalloc really hands out for each. Move the load "
         "past 1: one filter of m bits fills up and its rate climbs; the default chain adds "
         "sub-filters of 2n and 4n and stays under p; NONSCALING refuses the adds "
-        "(\"non scaling filter is full\").",
+        "(\"non scaling filter is full\"). Set how many such filters you keep (one per "
+        "campaign, per day) for the total and the 16 GiB servers it takes.",
         source="formulas of setlab.models.bloom and .redisbloom run in your browser; jemalloc's "
         "size classes from a table computed at build time; the same as setlab calc bloom",
         settings=SETTINGS,

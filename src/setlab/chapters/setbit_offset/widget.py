@@ -23,13 +23,14 @@ from setlab.render.widgets import (
     step_expr,
     step_table,
 )
+from setlab.tools import scale
 from setlab.tools.calc.setbit import reference_points, setbit_report
 
 #: Seed 000 §1: the incident's offset.
 DEFAULTS = {"offset": SEED_INCIDENT_OFFSET}
 #: The text fallback's other settings: a small user id, a million, 2^31, the largest offset.
-SETTINGS = ({"offset": 1000}, {"offset": 1_000_000}, {"offset": 2**31},
-            {"offset": bitmap.MAX_OFFSET})  # fmt: skip
+SETTINGS = ({"offset": 1000, "sets": 1000}, {"offset": 1_000_000}, {"offset": 2**31},
+            {"offset": bitmap.MAX_OFFSET, "sets": 100_000})  # fmt: skip
 
 
 def _data(s: Settings) -> dict:
@@ -75,17 +76,19 @@ def offset_explorer() -> Widget:
         Readout("first_ms", "first write, reference run", interp_expr("offset", offsets, ms),
                 lambda s: _data(s)["first_write_ms"], unit="ms"),
     ]  # fmt: skip
+    sets, at_scale = scale.widget_parts("usage", lambda s: _data(s)["memory_usage"])
     return Widget(
         "setbit", "SETBIT offset: what the first write at your offset costs",
         _chart(offsets, ms),
         controls=[Control("offset", "bit offset", DEFAULTS["offset"], 1, bitmap.MAX_OFFSET,
-                          log=True, integer=True)],
-        readouts=readouts,
+                          log=True, integer=True), sets],
+        readouts=readouts + at_scale,
         caption="Set the offset of a first SETBIT on a new key. Redis grows the string to "
         "offset/8 + 1 bytes and zero-fills it before it answers: the memory follows the offset, "
         "not the number of bits set, and so does the time. The dots are the stored run's "
         "measured offsets; between them the time is interpolated (a straight line on these "
-        f"log axes). Times: {label}, not your machine.",
+        f"log axes). Times: {label}, not your machine. Set how many such bitmaps you keep "
+        "(one per post) for the total and the 16 GiB servers it takes.",
         source="the bitmap model (setlab.models.bitmap) tabulated at build time, the stored "
         "reference run interpolated; the same as setlab calc setbit",
         settings=SETTINGS,
