@@ -202,8 +202,9 @@ def _sizes(db: ReadOnly, found: list[KeyInfo], can: Permissions) -> None:
     replies = db.batch([[_SIZE_COMMAND[k.type], k.key] for k in asked])
     for info, reply in zip(asked, replies, strict=True):
         if _refused(reply):
-            if info.type in (BLOOM_TYPE, CUCKOO_TYPE):
+            if info.type in (BLOOM_TYPE, CUCKOO_TYPE):  # not asked again
                 can.refused.add(_SIZE_COMMAND[info.type])
+                can.bloom = False
             continue
         if info.type in (BLOOM_TYPE, CUCKOO_TYPE):
             info.info = _pairs(reply)
