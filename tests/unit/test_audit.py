@@ -113,3 +113,21 @@ def test_a_command_that_writes_never_reaches_the_socket():
     with pytest.raises(Exception, match="does not send SET"):
         ReadOnly.check(["SET", "k", "v"])
     ReadOnly.check(["MEMORY", "USAGE", "k"])  # allowed: no error
+
+
+@pytest.mark.parametrize(
+    "args, env, said",
+    [((), {}, "nothing to audit: set REDIS_URL"),
+     (("--timeout", "-1"), {"REDIS_URL": "redis://127.0.0.1:1/0"}, "--timeout must be"),
+     (("--rdb", "/nonexistent/dump.rdb"), {}, "no such file")],
+)  # fmt: skip
+def test_setlab_audit_says_what_is_missing_in_one_line(args, env, said):
+    import os
+    import subprocess
+    import sys
+
+    environment = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | env
+    done = subprocess.run([sys.executable, "-m", "setlab", "audit", *args], env=environment,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert said in done.stderr

@@ -127,6 +127,8 @@ def _audit(args: argparse.Namespace) -> int:
     from setlab.tools import audit
     from setlab.tools.audit import snapshot
 
+    if not 0 < args.timeout <= 600:
+        raise ValueError(f"--timeout must be a number of seconds in (0, 600]; got {args.timeout}")
     options = dict(match=args.match, sample=args.sample, rate=args.rate, timeout=args.timeout,
                    progress=_progress(args.progress))  # fmt: skip
     if args.rdb:
@@ -136,8 +138,8 @@ def _audit(args: argparse.Namespace) -> int:
         url = os.environ.get("REDIS_URL", "")
         if not url:
             raise ValueError(
-                "nothing to audit: set REDIS_URL to your server (redis://user:pass@host:6379/0), "
-                "or give a snapshot with --rdb dump.rdb"
+                "nothing to audit: set REDIS_URL to your server (redis://host:6379/0, with a user "
+                "and password if it asks for them), or give a snapshot with --rdb dump.rdb"
             )
         result = audit.audit(url, **options)
     print(json.dumps(result.as_json(), indent=1, default=plain) if args.json else result.text())
