@@ -192,7 +192,10 @@ def test_a_sample_is_scaled_to_the_keyspace_with_an_interval(seeded):
     assert not result.scan.complete and result.scan.read == 2000
     sessions = next(g for g in result.groups if g.pattern == "session:{n}")
     estimate, low, high = sessions.estimated(sessions.keys)
-    assert low <= FOREIGN_KEYS <= high and abs(estimate - FOREIGN_KEYS) < 0.05 * FOREIGN_KEYS
+    # the interval's coverage (95%: one sample in twenty misses) is tested by simulation in
+    # tests/unit/test_audit.py; here, on one random SCAN order, the estimate and its width
+    assert abs(estimate - FOREIGN_KEYS) < 0.05 * FOREIGN_KEYS
+    assert low <= estimate <= high and high - low < 0.02 * FOREIGN_KEYS
 
 
 def test_nothing_outside_the_allow_list_reaches_the_socket():

@@ -37,8 +37,9 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "CONFIG": frozenset({"GET"}), "CLIENT": frozenset({"NO-TOUCH"}),
     "MODULE": frozenset({"LIST"}), "CLUSTER": frozenset({"INFO"}),
 }  # fmt: skip
-#: Strings up to this many bytes are counted whole with BITCOUNT (64 KiB: microseconds).
-BITCOUNT_WHOLE = 64 << 10
+#: Strings up to this many bytes are counted whole with BITCOUNT (1 MiB: about a tenth of a
+#: millisecond); longer ones are sampled in windows that never overlap (16 × 4 KiB < 1 MiB).
+BITCOUNT_WHOLE = 1 << 20
 #: Longer ones are sampled: this many windows of this many bytes (evenly spaced, first and last).
 WINDOWS, WINDOW_BYTES = 16, 4096
 #: Members of a set sampled to see whether they are integers, and their range.
