@@ -204,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     json_option(p)
     p.set_defaults(func=_advise)
 
+    from setlab.tools.audit import limits
+
     p = sub.add_parser(
         "audit", help="read-only analysis of your Redis (REDIS_URL) or of an RDB snapshot",
         description="Read every key of the server at REDIS_URL (or of a snapshot loaded into a "
@@ -217,11 +219,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sample", type=count("sample"), metavar="N",
                    help="read the first N keys SCAN returns and scale to the keyspace")  # fmt: skip
     p.add_argument(
-        "--rate", type=count("rate", low=0), default=10_000, metavar="KEYS",
-        help="keys read per second at most (default 10,000: a few %% of one core; 0: no limit)",
+        "--rate", type=count("rate", low=0), default=limits.DEFAULT_RATE, metavar="KEYS",
+        help=f"keys read per second at most (default {limits.DEFAULT_RATE:,}: a few %% of one "
+        "core; 0: no limit)",
     )  # fmt: skip
-    p.add_argument("--timeout", type=float, default=5.0, metavar="S",
-                   help="stop when a command gets no answer in S seconds (default 5)")  # fmt: skip
+    p.add_argument("--timeout", type=float, default=limits.TIMEOUT_S, metavar="S",
+                   help="stop when a command gets no answer in S seconds "
+                   f"(default {limits.TIMEOUT_S:g})")  # fmt: skip
     progress_option(p)
     json_option(p)
     p.set_defaults(func=_audit)

@@ -131,7 +131,10 @@ def _maxmemory(url: str, timeout: float) -> int | None:
     ``timeout`` seconds, refuses (an ACL user without CONFIG) or sets none (0)."""
     import redis
 
+    from setlab.core.secrets import check_url
+
     try:
+        check_url(url)  # a password that would name another server: no figure from it
         client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         try:
             value = int(client.config_get("maxmemory").get("maxmemory", 0))

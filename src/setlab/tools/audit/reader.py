@@ -26,7 +26,9 @@ from typing import Any
 
 import redis
 
+from setlab.core.secrets import check_url
 from setlab.lab.errors import ServerTimeout, ServerUnavailable
+from setlab.tools.audit.limits import DEFAULT_RATE, HEAD_BYTES, TIMEOUT_S
 
 #: The commands an audit may send, and for those with subcommands, which ones.
 ALLOWED: dict[str, frozenset[str] | None] = {
@@ -68,7 +70,10 @@ class ReadOnly:
         self.client = client
 
     @classmethod
-    def connect(cls, url: str, timeout: float = 5.0) -> ReadOnly:
+    def connect(cls, url: str, timeout: float = TIMEOUT_S) -> ReadOnly:
+        """A client for ``url``; a password that would make the URL name another server is a
+        ``ValueError`` first (:func:`setlab.core.secrets.check_url`)."""
+        check_url(url)
         client = redis.Redis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout, protocol=2,
             decode_responses=False,
@@ -225,8 +230,8 @@ def _samples(db: ReadOnly, found: list[KeyInfo]) -> None:
     commands: list[list[Any]] = []
     owners: list[tuple[KeyInfo, str, int]] = []
     for info in found:
-        if info.type == "string" and (info.size or 0) >= 16:
-            commands.append(["GETRANGE", info.key, 0, 15])
+        if info.type == "string" and (info.size or 0) >= HEAD_BYTES:
+            commands.append(["GETRANGE", info.key, 0, HEAD_BYTES - 1])
             owners.append((info, "head", 0))
             if info.encoding == "raw" and info.size <= BITCOUNT_WHOLE:
                 commands.append(["BITCOUNT", info.key])
@@ -263,7 +268,7 @@ class Scan:
 
 def scan(
     db: ReadOnly, can: Permissions, sink: Callable[[list[KeyInfo]], None], *,
-    match: str | None = None, sample: int | None = None, rate: float = 10_000,
+    match: str | None = None, sample: int | None = None, rate: float = DEFAULT_RATE,
     progress: Any = None,
 ) -> Scan:  # fmt: skip
     """Read every key (or the first ``sample`` SCAN returns) at most ``rate`` keys a second

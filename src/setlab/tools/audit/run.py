@@ -1,0 +1,102 @@
+"""``setlab audit``'s entry point: :func:`audit` reads a server (or a client already open) and
+returns the :class:`~setlab.tools.audit.report.Audit`."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import redis
+
+from setlab.lab.errors import PermissionDenied, ServerUnavailable
+from setlab.tools.audit.limits import DEFAULT_RATE, TIMEOUT_S
+from setlab.tools.audit.reader import (
+    Permissions,
+    ReadOnly,
+    no_touch,
+    scan,
+    server_facts,
+)
+from setlab.tools.audit.report import Audit, Grouper
+
+
+def _address(url: str) -> str:
+    """``host:port/db`` of a URL, never its user or password."""
+    parts = urlsplit(url)
+    db = parts.path.lstrip("/") or "0"
+    return f"{parts.hostname or '?'}:{parts.port or 6379}/{db}"
+
+
+def audit(
+    url: str | None = None, *, client: redis.Redis | None = None, match: str | None = None,
+    sample: int | None = None, rate: float = DEFAULT_RATE, timeout: float = TIMEOUT_S,
+    progress: bool = False, label: str | None = None,
+) -> Audit:  # fmt: skip
+    """Audit the server at ``url`` (or behind ``client``): every key, or the first ``sample``
+    SCAN returns, read at most ``rate`` keys a second, each command answered within ``timeout``
+    seconds or the audit stops. ``label`` names the server in the report (default: its
+    address, without credentials)."""
+    from setlab.core.progress import Progress
+
+    if client is None and url is None:
+        raise ValueError("audit needs a URL (REDIS_URL) or a client")
+    db = ReadOnly(client) if client is not None else ReadOnly.connect(url, timeout)
+    try:
+        try:
+            db.run("PING")
+        except redis.exceptions.AuthenticationError:
+            raise PermissionDenied(
+                "the server refused the login: wrong user name or password in REDIS_URL"
+            ) from None
+        except redis.exceptions.ResponseError as err:
+            if "NOAUTH" in str(err) or "NOPERM" in str(err):
+                raise PermissionDenied(f"the server refused this user: {err}") from None
+            raise
+        untouched = no_touch(db)
+        facts, refused = server_facts(db)
+        facts["address"] = label or (_address(url) if url else "the server")
+        can = Permissions(refused=set(refused))
+        report = Progress(facts.get("keys"), "auditing", progress, unit="keys")
+        grouper = Grouper()
+        found = scan(db, can, grouper, match=match, sample=sample, rate=rate, progress=report)
+        if progress and found.scanned > 1000:
+            report.close()
+        # a sample of the keys matching a pattern cannot be scaled by DBSIZE, which counts all
+        groups = grouper.result(found, None if match else facts.get("keys"))
+        return Audit(facts, found, groups, _notes(facts, can, untouched))
+    except redis.exceptions.ConnectionError as err:
+        raise ServerUnavailable(f"cannot reach the server: {err}") from None
+    finally:
+        if client is None:  # a client given is its owner's to close
+            db.close()
+
+
+def _notes(facts: dict[str, Any], can: Permissions, untouched: bool) -> list[str]:
+    """What the reader should know about how this audit was made."""
+    notes = []
+    what = {
+        "MEMORY USAGE": "bytes per key and group are left out",
+        "INFO": "the server's version and memory are unknown",
+        "CONFIG GET": "the thresholds are Redis's defaults",
+        "BF.INFO": "Bloom filters are listed without their load",
+        "CF.INFO": "cuckoo filters are listed without their load",
+        "MODULE LIST": "loaded modules are unknown",
+    }
+    for command in sorted(can.refused):
+        notes.append(f"this user may not run {command}: {what.get(command, 'not measured')}")
+    if can.unreadable:
+        notes.append(
+            f"this user may not read {can.unreadable:,} of the keys SCAN listed (its ACL key "
+            "patterns): they are left out"
+        )
+    if not untouched:
+        notes.append(
+            "reads updated the keys' LRU/LFU clocks, as any client's do (CLIENT NO-TOUCH, which "
+            "avoids it, needs Redis 7.2)"
+        )
+    if str(facts.get("cluster_enabled", "0")) == "1":
+        notes.append(
+            "this is a Redis Cluster node: only its own keys were read; audit each master "
+            "(a key lives on the one that owns its slot)"
+        )
+    return notes
