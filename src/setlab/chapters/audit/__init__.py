@@ -15,17 +15,20 @@ backend; a live run is shown beside it as "this run".
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from setlab.chapters.audit import claims
 from setlab.core.units import format_bytes, format_duration
 from setlab.lab import reference
 from setlab.lab.reference import Measurement
+from setlab.models import redis_memory as rm
 from setlab.models.bloom import format_rate
 from setlab.models.hashed_offsets import user_offset
 from setlab.models.snowflake import SEED_000_ID
 from setlab.render.claims import Figures
-from setlab.tools.audit import reader
+from setlab.tools.audit import findings as findings_model
+from setlab.tools.audit import limits, reader
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -129,6 +132,21 @@ def audit_yours(url: str, sample: int, rate: float) -> dict[str, Any]:
     return audit(url, sample=sample, rate=rate).as_json()
 
 
+def your_server(lab: Lab, sample: int, rate: float) -> str:
+    """The page's last section as Markdown: on ``REDIS_URL``, that server's audit (what was
+    read, the notes, the findings, the groups); elsewhere, how to audit yours."""
+    if not lab.is_real or lab.owns_server:
+        return (
+            "`REDIS_URL` is not set: the demo above is all this page audits. Set it to your "
+            "server (`redis://host:6379/0`, with a user and password if it asks for them) and "
+            "run the page again, or run `setlab audit` in a shell."
+        )
+    yours = audit_yours(os.environ["REDIS_URL"], sample, rate)
+    head = [f"{yours['scan']['keys_read']:,} keys read; nothing written."]
+    head += [f"- note: {note}" for note in yours["notes"]]
+    return "\n".join(head) + "\n\n" + findings_markdown(yours) + "\n\n" + groups_markdown(yours)
+
+
 def strip_namespace(report: dict[str, Any], namespace: str) -> dict[str, Any]:
     """The report with the book's namespace taken off every key and pattern (as a reader's own
     keys would read)."""
@@ -227,7 +245,14 @@ def _stored(kind: str, field: str) -> Any:
 
 
 FIGURES.add("au-allowed", lambda: ", ".join(sorted(reader.ALLOWED)))
-FIGURES.add("au-rate", lambda: "10,000")
+FIGURES.add("au-rate", lambda: f"{limits.DEFAULT_RATE:,}")
+FIGURES.add("au-timeout", lambda: format_duration(limits.TIMEOUT_S))
+FIGURES.add("au-head-bytes", lambda: f"{limits.HEAD_BYTES}")
+FIGURES.add("au-member-sample", lambda: f"{reader.MEMBER_SAMPLE}")
+FIGURES.add("au-intset", lambda: f"{rm.SET_MAX_INTSET_ENTRIES}")
+FIGURES.add("au-likers", lambda: f"{len(LIKERS)}")
+FIGURES.add("au-bloom-times", lambda: f"{BLOOM_ITEMS // BLOOM_CAPACITY}")
+FIGURES.add("au-del-1m", lambda: format_duration(findings_model.del_ms("set", 10**6)[0] / 1e3))
 FIGURES.add("au-windows", lambda: f"{reader.WINDOWS} windows of {reader.WINDOW_BYTES // 1024} KiB")
 FIGURES.add("au-findings", lambda: f"{len(findings_of(stored_report()))}")
 FIGURES.add("au-bitmap-bytes", lambda: format_bytes(_stored("sparse-bitmap", "bytes")))
