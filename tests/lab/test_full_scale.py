@@ -34,8 +34,9 @@ def test_small_run_has_no_false_negatives_and_the_models_rate_on_live_redis(live
     assert _within_binomial(out["false_positives"], 100_000, layout.expected_fpr(ids))
     model = out["memory_model"][out["server_build"]]
     assert set(out["memory_usage_sample"].values()) == {model["memory_usage"]}
-    # used_memory also moves with the client's buffers and the server's own bookkeeping: a few
-    # tens of KiB, against 32 keys of 20 KiB each
+    # the growth leaves out clients' buffers (they held 129 KiB more in one CI run); what is left
+    # still moves with the server's own bookkeeping, up to 30 KiB on a first run here, against
+    # 32 keys of 20 KiB each
     assert abs(out["used_memory_growth"] - model["used_memory_growth"]) < 64 * 2**10
     assert live_lab.keys() == []  # the run deletes its keys
 

@@ -31,7 +31,7 @@ from setlab.lab import guard, reference
 from setlab.lab.backend import Lab
 from setlab.lab.bulk_load import FULL_LAYOUT, PER_CONTAINER
 from setlab.lab.loading import Wire
-from setlab.lab.memory_runs import lab_allocator
+from setlab.lab.memory_runs import data_memory, lab_allocator
 from setlab.lab.reference import RunInfo
 from setlab.lab.resp_encode import encode, key_table
 from setlab.models import packed_bloom
@@ -225,7 +225,7 @@ def run(
         "seed 002 at full scale",
     )
     lab.cleanup()
-    used_before = int(lab.r.info("memory")["used_memory"])
+    used_before = data_memory(lab.r.info("memory"))
     phases: dict[str, float] = {}
     start = time.perf_counter()
     packed, checksum = _build(layout, ids, kernel, progress, phases)
@@ -246,7 +246,7 @@ def run(
         fill = float(np.unpackbits(packed[: min(packed.size, 2**24)]).mean())
         del packed
         peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        used_after = int(lab.r.info("memory")["used_memory"])
+        used_after = data_memory(lab.r.info("memory"))
         sample = [keys[i].decode() for i in np.linspace(0, layout.shards - 1, 8).astype(int)]
         usage = [int(lab.r.memory_usage(k, samples=0)) for k in sample]
     finally:

@@ -46,6 +46,7 @@ from setlab.core.progress import Progress
 from setlab.core.validate import check_int
 from setlab.lab import backend, full_scale, guard, mass_insertion, reference, resp_pipe
 from setlab.lab.backend import Lab
+from setlab.lab.memory_runs import data_memory
 from setlab.lab.reference import RunInfo
 from setlab.models import packed_bloom
 from setlab.models.redisbloom import ChainLayout
@@ -101,7 +102,7 @@ def _fresh(lab: Lab) -> Lab:
 
 
 def _used_memory(lab: Lab) -> int:
-    return int(lab.r.info("memory")["used_memory"])
+    return data_memory(lab.r.info("memory"))
 
 
 def _in_child(job: Any, *args: Any) -> dict[str, Any]:
