@@ -20,11 +20,11 @@ help:
 	@echo "make lint       ruff check + format check"
 	@echo "make reference  re-measure every src/setlab/data/*.json on a real Redis (reference/measure_*.py)"
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "setlab needs Python >= 3.11 (try: make PYTHON=python3.11 ...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,live,dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,live,binder,dev]'
 	@touch $@
 
 # With REDIS_URL set, `setlab backend --check` connects first: a malformed or unreachable URL

@@ -34,13 +34,11 @@ os.environ.setdefault(figure_cache.CACHE_ENV, str(FIGURE_CACHE))
 #: for the book builds and the chapter runs, which take minutes on a loaded 2-core machine
 BOOK_TIMEOUT_S = 3600
 #: The tests that take minutes and wait for nothing another test makes: each goes at the head
-#: of one pytest-xdist worker's queue, so that the three start at once on three workers. In
-#: collection order they began at 0 s (the embedded build), 378 s (the Binder install) and 462 s
-#: (the live build), all on one worker, which ended 170 s after the other two (make test-fresh:
-#: pytest 600 s).
+#: of one pytest-xdist worker's queue, so that they start at once on two workers. In collection
+#: order the embedded and live builds (and then a Binder install, since replaced by pip's
+#: resolver) ran one after the other on one worker, which ended 170 s after the others.
 FIRST = (
     "tests/site/test_book.py::test_book_builds_on_the_embedded_backend",
-    "tests/site/test_binder.py::test_the_dockerfile_pip_step_installs_in_a_fresh_venv",
     "tests/site/test_book.py::test_book_builds_on_live_redis",
 )
 #: Modules whose module-scoped fixture is dear (a server, a three-master cluster, a wheel built
