@@ -99,9 +99,14 @@ def _open_chapter(browser, url: str, width: int = 1280):
     return page
 
 
-def _rendered_cells(page, expected: int) -> list[dict]:
+ABBRS = "() => document.querySelectorAll('.jp-Notebook .jp-RenderedMarkdown abbr').length"
+
+
+def _rendered_cells(page, expected: int, abbrs: int = 0) -> list[dict]:
     """Every cell, once JupyterLab has rendered them all (it renders a long notebook lazily:
-    scrolling to the end makes it render the rest)."""
+    scrolling to the end makes it render the rest), and with them ``abbrs`` glued values (a
+    Markdown cell can be in the page before its rendering is: on a loaded machine CI saw 9 of
+    11)."""
     cells: list[dict] = []
     for _ in range(60):
         page.evaluate(
@@ -111,9 +116,11 @@ def _rendered_cells(page, expected: int) -> list[dict]:
         page.wait_for_timeout(250)
         cells = page.evaluate(CELLS)
         markdown = [c for c in cells if c["kind"] == "markdown"]
-        if len(cells) == expected and all(c["text"].strip() for c in markdown):
+        rendered = all(c["text"].strip() for c in markdown)
+        if len(cells) == expected and rendered and page.evaluate(ABBRS) >= abbrs:
             return cells
-    pytest.fail(f"JupyterLab rendered {len(cells)} of {expected} cells")
+    found = page.evaluate(ABBRS)
+    pytest.fail(f"JupyterLab rendered {len(cells)} of {expected} cells, {found} of {abbrs} values")
 
 
 def test_a_chapter_in_jupyterlab_shows_numbers_and_hides_answers_until_asked(jupyterlab, browser):
@@ -131,7 +138,7 @@ def test_a_chapter_in_jupyterlab_shows_numbers_and_hides_answers_until_asked(jup
     page.evaluate("() => document.querySelector('.jp-WindowedPanel-outer').scrollTop = 0")
     page.wait_for_timeout(500)
     page.screenshot(path=str(shots / "jupyterlab-1280.png"))
-    cells = _rendered_cells(page, len(notebook.cells))
+    cells = _rendered_cells(page, len(notebook.cells), glued)
 
     prose = "\n".join(c["text"] for c in cells if c["kind"] == "markdown")
     assert not MYST_LEFT.findall(prose), MYST_LEFT.findall(prose)[:5]
