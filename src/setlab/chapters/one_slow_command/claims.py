@@ -29,6 +29,7 @@ def register(figures: Figures) -> None:
         "slow "
         "or memory-starved host may reach seconds ({osc-source}).",
         also=("setbit-offset",),
+        group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
         "000-single-thread", "000", "§5.1",

@@ -97,6 +97,7 @@ def register(figures: Figures) -> None:
         "The 75× compares the first click with a fast second one, but replayed in the seed's "
         "order the second write grows the key and is as slow as the first; only the third is "
         "fast (000-later-setbit-20ms).",
+        group="000-summary-table",
     )  # fmt: skip
     figures.claim(
         "000-memory-table-row", "000", "§1",
@@ -108,6 +109,7 @@ def register(figures: Figures) -> None:
         "Both cells are wrong for the seed's own sequence: the first click adds hundreds of MiB "
         "(000-memory-256kb), the second grows the key by {sb-seq-2-added}; only the third leaves "
         "memory unchanged.",
+        group="000-summary-table",
     )  # fmt: skip
     figures.claim(
         "000-symptom-first-slow", "000", "§2",
@@ -153,6 +155,7 @@ def register(figures: Figures) -> None:
         "{sb-1e6-len} string, {sb-1e6-mem} MEMORY USAGE",
         Verdict.CORRECT,
         "125,001 bytes; jemalloc rounds the allocation up to the next size class.",
+        group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
         "000-alloc-1e8", "000", "§3.2",
@@ -161,6 +164,7 @@ def register(figures: Figures) -> None:
         "{sb-1e8-len} string, {sb-1e8-mem} MEMORY USAGE",
         Verdict.CORRECT,
         "12.5 million bytes, which is also exactly a jemalloc size class (12 MiB).",
+        group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
         "000-alloc-1e9", "000", "§3.2",
@@ -169,6 +173,7 @@ def register(figures: Figures) -> None:
         "{sb-1e9-len} string, {sb-1e9-mem} MEMORY USAGE",
         Verdict.IMPRECISE,
         "The string is 119 MiB, but jemalloc hands out 128 MiB, and MEMORY USAGE says so.",
+        group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
         "000-alloc-2e9", "000", "§3.2",
@@ -177,6 +182,7 @@ def register(figures: Figures) -> None:
         "{sb-2e9-len} string, {sb-2e9-mem} MEMORY USAGE",
         Verdict.IMPRECISE,
         "The string is 256 MiB plus one byte, which falls into jemalloc's 320 MiB class.",
+        group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
         "000-alloc-4e9", "000", "§3.2",
@@ -186,6 +192,7 @@ def register(figures: Figures) -> None:
         Verdict.IMPRECISE,
         "512 MiB of data plus a 10-byte header is just over 2^29, so jemalloc's next class, "
         "640 MiB, is what MEMORY USAGE reports (the untouched tail is never faulted into RSS).",
+        group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
         "000-existing-key-o1", "000", "§3.3",
@@ -261,6 +268,7 @@ def register(figures: Figures) -> None:
         Verdict.CORRECT,
         "SETBIT writes into a plain string (GET returns its bytes); MEMORY USAGE counts bytes, the "
         "allocator's rounding included.",
+        group="002-bitmap-string",
     )  # fmt: skip
     figures.claim(
         "002-memory-usage-bytes", "002", "§1",
@@ -270,6 +278,7 @@ def register(figures: Figures) -> None:
         Verdict.CORRECT,
         "It reports bytes, the allocator's size class and the key's overhead included — "
         "which is why it differs from STRLEN.",
+        group="002-bitmap-string",
     )  # fmt: skip
     figures.claim(
         "002-1e9-whole-array", "002", "§2",
@@ -279,6 +288,7 @@ def register(figures: Figures) -> None:
         Verdict.CORRECT,
         "SETBIT grows the string to offset / 8 + 1 bytes: every bit below the offset is "
         "allocated and zeroed (its cost in memory is 002-1e9-bits-128m).",
+        group="002-1e9-bit",
     )  # fmt: skip
     figures.claim(
         "002-1e9-bits-128m", "002", "§2",
@@ -288,6 +298,7 @@ def register(figures: Figures) -> None:
         Verdict.OTHER_REASON,
         "10^9 bits are 119 MiB; it is jemalloc's rounding to the 128 MiB size class that makes "
         "the figure exact.",
+        group="002-1e9-bit",
     )  # fmt: skip
     figures.claim(
         "002-getbit-o1", "002", "§3",
