@@ -56,14 +56,17 @@ def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
     assert set(CLAIMS) - restated_here("one-slow-command") == {
         "000-setbit-2e9-2-5s", "000-node-blocked", "000-hot-node", "000-set-spreads",
         "000-keys-blocks", "000-del-256mb-stall", "000-fork-big-key",
-        "000-alloc-time-column", "000-setbit-2-31-256mb", "000-example-slots",
+        "000-setbit-2-31-256mb", "000-example-slots",
         "000-keys-one-node", "002-rdb-two-threads", "000-sadd-ms",
     }  # fmt: skip
 
 
 def test_stall_claims_follow_the_reference_run():
-    assert CLAIMS["000-setbit-2e9-2-5s"].verdict is Verdict.DEPENDS
-    assert _stall(2**31)["setbit_ms"] < 2000  # below the seed's 2 s here: machine-dependent
+    from setlab.render.claims import FAR
+
+    # the seed's lower bound, 2 s, is an order of magnitude above the write: wrong by the rubric
+    assert CLAIMS["000-setbit-2e9-2-5s"].verdict is Verdict.WRONG
+    assert 2000 / _stall(2**31)["setbit_ms"] >= FAR
     assert CLAIMS["000-node-blocked"].verdict is Verdict.CORRECT
     top = _stall(2**32 - 1)
     assert top["max_ms"] > 0.8 * top["setbit_ms"] and top["p50_ms"] < top["setbit_ms"] / 100
@@ -124,15 +127,6 @@ def test_prose_and_table_read_one_reference_figure(figure, raw_ms):
     assert _as_seconds(chapter.FIGURES[figure]) == pytest.approx(raw_ms() / 1e3, rel=0.005)
     assert f"{{glue:text}}`{figure}`" in PAGE or figure == "osc-fork-none"
     assert any(figure in c.figure_names() for c in CLAIMS.values())
-
-
-def test_time_column_the_reference_rows_are_far_below_the_seeds_orders():
-    claim = CLAIMS["000-alloc-time-column"]
-    assert claim.verdict is Verdict.DEPENDS
-    # the seed's orders: 10^8 → hundreds of ms, 10^9 → seconds; the raw JSON rows at or above
-    assert _stall(2**28)["setbit_ms"] < 100 and _stall(2**30)["setbit_ms"] < 1000
-    for offset in (2**20, 2**28, 2**30, 2**31, 2**32 - 1):
-        assert f"{offset:,}: " in claim.our_figure()
 
 
 def test_setbit_at_2_31_lands_in_jemallocs_class_above_256_mib():

@@ -190,27 +190,36 @@ class Figures:
         self._compute: dict[str, Callable[[], str]] = {}
         self._where: dict[str, str] = {}
         self._values: dict[str, str] = {}
+        self._quantity: dict[str, str] = {}
         self._cache: FigureCache | bool | None = False  # False: not opened yet
         self.claims: list[Claim] = []
 
     # -- figures ------------------------------------------------------------------------------
-    def figure(self, name: str) -> Callable[[Callable[[], str]], Callable[[], str]]:
+    def figure(
+        self, name: str, *, quantity: str = ""
+    ) -> Callable[[Callable[[], str]], Callable[[], str]]:
         """Decorator: register a function computing the figure ``name`` (returns its text)."""
 
         def register(compute: Callable[[], str]) -> Callable[[], str]:
-            self.add(name, compute)
+            self.add(name, compute, quantity=quantity)
             return compute
 
         return register
 
-    def add(self, name: str, compute: Callable[[], str]) -> None:
-        """Register ``compute`` as the one source of the figure ``name``."""
+    def add(self, name: str, compute: Callable[[], str], *, quantity: str = "") -> None:
+        """Register ``compute`` as the one source of the figure ``name``.
+
+        ``quantity`` names what a measured figure measures, how and in which run (``"first
+        SETBIT at offset 4,294,967,295 | inside Redis | <the run's label>"``): every figure of
+        the book naming one quantity must show one value (:func:`quantity_conflicts`)."""
         if not _NAME.match(name):
             raise ValueError(f"figure name must be lower-case words joined by '-'; got {name!r}")
         if name in self._compute:
             raise ValueError(f"figure {name!r} is already defined at {self._where[name]}")
         self._compute[name] = compute
         self._where[name] = _caller()
+        if quantity:
+            self._quantity[name] = quantity
 
     def where(self, name: str) -> str:
         """Where the figure ``name`` was defined, ``setlab/<path>.py:<line>``: the line that
@@ -244,6 +253,10 @@ class Figures:
     def names(self) -> list[str]:
         """Every figure name, in the order defined."""
         return list(self._compute)
+
+    def quantities(self) -> dict[str, str]:
+        """Figure name → the quantity it measures, for the figures that declare one."""
+        return dict(self._quantity)
 
     def fill(self, template: str) -> str:
         """``template`` with each ``{name}`` replaced by that figure's text."""
@@ -325,3 +338,18 @@ def table_markdown(selected: Iterable[Claim], reason: Callable[[Claim], str] = C
             f"| {'<br>'.join(c.verdict.badge() for c in row)} | {reasons} |"
         )
     return "\n".join(lines)
+
+
+def quantity_conflicts(figures: Iterable[Figures]) -> list[str]:
+    """Each quantity that two figures show with two values, naming the figures and values: the
+    book must show one measured quantity with one value under one label."""
+    seen: dict[str, dict[str, list[str]]] = {}
+    for f in figures:
+        for name, quantity in f.quantities().items():
+            seen.setdefault(quantity, {}).setdefault(f[name], []).append(f"{f.chapter}:{name}")
+    return [
+        f"{quantity}: "
+        + "; ".join(f"{value} ({', '.join(names)})" for value, names in values.items())
+        for quantity, values in seen.items()
+        if len(values) > 1
+    ]
