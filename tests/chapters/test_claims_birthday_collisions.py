@@ -56,9 +56,9 @@ def test_every_claim_of_the_chapter_has_a_test_here():
     assert {c.id for c in chapter.FIGURES.claims} - restated_here("birthday-collisions") == tested
 
 
-def test_ten_of_the_twelve_cells_are_right_as_printed():
+def test_ten_of_the_twelve_cells_are_right_as_printed_so_the_table_is_imprecise():
     claim = _claim("000-table-cells")
-    assert claim.verdict is Verdict.CORRECT
+    assert claim.verdict is Verdict.IMPRECISE  # a table with wrong cells, judged as a whole
     right = {
         key for key, printed in SEED_000.items() if _prints_as(_exact_percent(*_nm(key)), printed)
     }

@@ -70,9 +70,13 @@ def test_seed_002_container_arithmetic_holds():
     assert "30,518" in claim.our_figure() and "131,072" in claim.our_figure()
 
 
-def test_two_to_the_sixteen_is_not_65525():
+def test_two_to_the_sixteen_is_not_65525_but_the_typo_is_within_the_rubrics_tolerance():
+    from setlab.render.claims import CLOSE
+
     claim = _claim("002-2-16-65525")
-    assert claim.verdict is Verdict.WRONG and 1 << 16 == 65536 != 65525
+    assert 1 << 16 == 65536 != 65525 and CLOSE > 65536 / 65525
+    # judged as 65535 is in 002-65535-containers: a count off by a few, no conclusion changed
+    assert claim.verdict is _claim("002-65535-containers").verdict is Verdict.CORRECT
     assert "65,536" in claim.our_figure()
 
 

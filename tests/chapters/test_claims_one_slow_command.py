@@ -102,8 +102,11 @@ def test_cluster_claims_re_derived_by_brute_force_routing():
     bitmap_keys = [f"like:bit:{c}" for c in content]
     sadd_keys = [f"like:user:{u}" for u in user]
     incr_keys = [f"like:count:{c}" for c in content]
-    assert CLAIMS["000-hot-node"].verdict is Verdict.CORRECT
-    assert _busiest_share(bitmap_keys) > 0.45
+    from setlab.render.claims import CLOSE
+
+    # "one node takes the load": the busiest takes about half, not all of it
+    assert CLAIMS["000-hot-node"].verdict is Verdict.IMPRECISE
+    assert 0.45 < _busiest_share(bitmap_keys) < 1 / CLOSE
     assert CLAIMS["000-set-spreads"].verdict is Verdict.IMPRECISE
     sadd, incr = _busiest_share(sadd_keys), _busiest_share(incr_keys)
     assert abs(sadd - 1 / 3) < 0.02 < incr - 1 / 3

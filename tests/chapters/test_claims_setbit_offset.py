@@ -139,25 +139,25 @@ def test_time_column_every_row_but_the_timeout_is_an_order_of_magnitude_too_slow
 
 @pytest.mark.parametrize(
     ("claim_id", "offset", "seed_mb"),
-    [("000-alloc-1e6", 10**6, 0.125), ("000-alloc-1e8", 10**8, 12)],
-)
-def test_small_allocation_figures_are_correct_within_ten_percent(claim_id, offset, seed_mb):
-    assert CLAIMS[claim_id].verdict is Verdict.CORRECT
-    usage = bitmap.first_setbit_memory_usage(offset)
-    assert abs(usage / (seed_mb * MiB) - 1) < 0.1 or abs(usage / (seed_mb * 1e6) - 1) < 0.1
-
-
-@pytest.mark.parametrize(
-    ("claim_id", "offset", "seed_mib"),
     [
+        ("000-alloc-1e6", 10**6, 0.125),
+        ("000-alloc-1e8", 10**8, 12),
         ("000-alloc-1e9", 10**9, 120),
         ("000-alloc-2e9", 2**31, 256),
         ("000-alloc-4e9", 2**32 - 1, 512),
     ],
 )
-def test_large_allocation_figures_miss_the_allocators_rounding(claim_id, offset, seed_mib):
-    assert CLAIMS[claim_id].verdict is Verdict.IMPRECISE
-    assert bitmap.first_setbit_memory_usage(offset) > seed_mib * MiB * 1.05
+def test_allocation_rows_are_judged_by_the_rubrics_tolerance(claim_id, offset, seed_mb):
+    """What a first SETBIT allocates (MEMORY USAGE, the allocator's class) against the seed's
+    "about X MB", read as MB or as MiB: correct within the rubric's CLOSE either way, else
+    imprecise (jemalloc's 640 MiB class for 512 MiB of data is 1.25x)."""
+    from setlab.render.claims import CLOSE
+
+    usage = bitmap.first_setbit_memory_usage(offset)
+    ratios = [max(usage, seed_mb * unit) / min(usage, seed_mb * unit) for unit in (1e6, MiB)]
+    expected = Verdict.CORRECT if max(ratios) < CLOSE else Verdict.IMPRECISE
+    assert all(r < CLOSE for r in ratios) or all(r >= CLOSE for r in ratios), ratios
+    assert CLAIMS[claim_id].verdict is expected
 
 
 def test_128m_for_a_billion_bits_is_right_only_because_of_jemalloc():

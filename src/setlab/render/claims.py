@@ -75,7 +75,7 @@ class Verdict(Enum):
 #: The rubric's tolerances, as ratios of the larger to the smaller figure (ours against the
 #: seed's, like with like): within CLOSE a figure is right (a seed rounds, "~12 MB" for 11.9
 #: MiB); from FAR on it is wrong (an order of magnitude or more). Between, it is imprecise.
-CLOSE = 1.25
+CLOSE = 1.2
 FAR = 10.0
 
 _MEANINGS = {

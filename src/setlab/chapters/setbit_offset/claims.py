@@ -177,7 +177,8 @@ def register(figures: Figures) -> None:
         "~12 MB",
         "{sb-1e8-len} string, {sb-1e8-mem} MEMORY USAGE",
         Verdict.CORRECT,
-        "12.5 million bytes, which is also exactly a jemalloc size class (12 MiB).",
+        "12.5 million bytes; jemalloc rounds the allocation up to its 12 MiB class, within a "
+        "few per cent of the seed's figure.",
         group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
@@ -185,8 +186,9 @@ def register(figures: Figures) -> None:
         "A first SETBIT at offset 1 billion allocates about 120 MB.",
         "~120 MB",
         "{sb-1e9-len} string, {sb-1e9-mem} MEMORY USAGE",
-        Verdict.IMPRECISE,
-        "The string is 119 MiB, but jemalloc hands out 128 MiB, and MEMORY USAGE says so.",
+        Verdict.CORRECT,
+        "The string is {sb-1e9-len} and jemalloc hands out {sb-1e9-mem}, which MEMORY USAGE "
+        "reports: within the rubric's tolerance of the seed's 120 MB either way.",
         group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
