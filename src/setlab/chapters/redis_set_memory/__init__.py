@@ -318,6 +318,9 @@ FIGURES.add(
     f"under {SEED_000_USER_KEY}",
 )
 FIGURES.add("rsm-1e4-dense-bitmap", lambda: format_bytes(bitmap.first_setbit_memory_usage(9_999)))
+FIGURES.add(
+    "rsm-hashed-bitmap", lambda: format_bytes(bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET))
+)
 
 
 # -- what this run measured, in words (for the page's live- glue) -------------------------------
