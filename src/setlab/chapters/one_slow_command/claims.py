@@ -160,7 +160,7 @@ def register(figures: Figures) -> None:
         "002-keyspace-dict-o1", "002", "§8",
         "Redis keeps every key in one dictionary, so looking a key up is O(1).",
         "O(1)",
-        "O(1): GET and EXISTS per Redis's command docs, one hashed lookup",
+        "O(1): GET per Redis's command docs, one hashed lookup",
         Verdict.CORRECT,
         "A key is found by its hash in the keyspace's dictionary, whatever the key count; what "
         "does grow with the key count is KEYS (000-keys-blocks) and fork (000-fork-big-key).",
