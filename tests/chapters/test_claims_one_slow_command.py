@@ -57,7 +57,8 @@ def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
         "000-setbit-2e9-2-5s", "000-node-blocked", "000-hot-node", "000-set-spreads",
         "000-keys-blocks", "000-del-256mb-stall", "000-fork-big-key",
         "000-setbit-2-31-256mb", "000-example-slots",
-        "000-keys-one-node", "002-rdb-two-threads", "000-sadd-ms",
+        "000-keys-one-node", "002-rdb-two-threads", "000-sadd-ms", "000-maxmemory-eviction",
+        "000-aof-rewrite", "000-replica-full-sync",
     }  # fmt: skip
 
 
@@ -198,3 +199,33 @@ def test_an_o1_round_trip_in_the_reference_run_is_far_below_a_millisecond():
     claim = CLAIMS["000-sadd-ms"]
     medians = [r["p50_ms"] for r in RAW["rows"]]
     assert max(medians) < 1 and claim.verdict is Verdict.CORRECT  # stored data, not a live timing
+
+
+HOUSEKEEPING = json.loads(
+    (ROOT / "src" / "setlab" / "data" / "housekeeping-reference.json").read_text()
+)
+
+
+def test_eviction_depends_on_the_policy_and_the_default_refuses_writes_instead():
+    rows = {r["policy"]: r for r in HOUSEKEEPING["eviction"]}
+    default = rows["noeviction"]  # Redis's default maxmemory-policy
+    assert default["setbit_error"] is None and default["evicted_keys"] == 0
+    assert default["next_write_error"].startswith("command not allowed when used memory")
+    for cache in ("allkeys-lru", "allkeys-lfu"):
+        assert rows[cache]["evicted_keys"] > 1 and not rows[cache]["big_key_left"]
+        assert rows[cache]["next_write_error"] is None
+    assert CLAIMS["000-maxmemory-eviction"].verdict is Verdict.DEPENDS
+
+
+@pytest.mark.parametrize(
+    ("claim_id", "field"),
+    [("000-aof-rewrite", "aof_rewrite_s"), ("000-replica-full-sync", "full_sync_s")],
+)
+def test_a_big_key_is_no_slower_to_rewrite_or_sync_than_the_same_bytes_spread(claim_id, field):
+    one, spread = sorted(HOUSEKEEPING["rows"], key=lambda r: r["keys"])
+    assert one["keys"] == 1 < spread["keys"] and one["payload_bytes"] == spread["payload_bytes"]
+    # one run each: "no slower" allows the rubric's tolerance for noise
+    from setlab.render.claims import CLOSE
+
+    assert one[field] < CLOSE * spread[field]
+    assert CLAIMS[claim_id].verdict is Verdict.OTHER_REASON

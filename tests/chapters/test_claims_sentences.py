@@ -242,7 +242,6 @@ def test_a_probe_waits_out_the_whole_command_and_2_31_costs_over_256_mib():
 
 
 @covers(
-    "000-aof-rewrite", "000-replica-full-sync", "000-maxmemory-eviction",
     "002-10m-checks-a-day", "002-800m-openids", "002-phpredis-multi-mode",
     "003-device-id-16-hex", "003-1-2e8-ids-8000-plans", "003-capacity-1e8-margin",
     "003-exposure-down-9pct", "003-script-20-lines", "004-maven-murmur",
@@ -250,7 +249,6 @@ def test_a_probe_waits_out_the_whole_command_and_2_31_costs_over_256_mib():
 def test_the_unjudged_entries_are_exactly_the_sentences_left_unjudged():
     unjudged = {c.id for c in registry.claims() if c.verdict is Verdict.NOT_JUDGED}
     assert unjudged == {
-        "000-aof-rewrite", "000-replica-full-sync", "000-maxmemory-eviction",
         "002-10m-checks-a-day", "002-800m-openids",
         "002-phpredis-multi-mode", "003-device-id-16-hex",
         "003-1-2e8-ids-8000-plans", "003-capacity-1e8-margin", "003-exposure-down-9pct",

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from setlab.chapters.one_slow_command import claims
 from setlab.core.units import format_bytes, format_duration
+from setlab.lab.housekeeping import EVICTION_LIMIT, SMALL_KEYS, HousekeepingReference
 from setlab.lab.reference import Measurement, beside
 from setlab.lab.stalls import (
     DeleteRow,
@@ -136,6 +137,44 @@ FIGURES.add("osc-fork-key", lambda: format_bytes(reference().forks[-1].big_key_b
 #: Seed 000 §5.2's three example keys.
 SEED_000_EXAMPLE_KEYS = ("collect:bit:1:10086", "collect:bit:1:10087", "collect:bit:2:10086")
 
+
+# -- figures: eviction, AOF rewrite and full sync (seed 000 §5.4) ------------------------------
+
+
+@cache
+def housekeeping() -> HousekeepingReference:
+    """The stored run of the housekeeping experiments (read once)."""
+    return HousekeepingReference.load()
+
+
+def _evicted(policy: str) -> str:
+    row = housekeeping().policy(policy)
+    big = "and the big key too" if not row.big_key_left else "the big key kept"
+    return f"{SMALL_KEYS - row.small_keys_left:,} of {SMALL_KEYS:,} small keys evicted, {big}"
+
+
+def _layout_times(field: str) -> str:
+    one, spread = housekeeping().layouts
+    return (
+        f"{format_duration(getattr(one, field))} for one {format_bytes(one.payload_bytes)} key, "
+        f"{format_duration(getattr(spread, field))} for the same bytes in {spread.keys:,} keys"
+    )
+
+
+FIGURES.add("osc-hk-source", lambda: housekeeping().run.label)
+FIGURES.add("osc-hk-limit", lambda: format_bytes(EVICTION_LIMIT))
+FIGURES.add(
+    "osc-evict-default",
+    lambda: (
+        f"no key evicted; the SETBIT runs (used_memory "
+        f"{format_bytes(housekeeping().policy('noeviction').used_memory_after)}), then every write "
+        "fails: OOM command not allowed"
+    ),
+)
+FIGURES.add("osc-evict-lru", lambda: _evicted("allkeys-lru"))
+FIGURES.add("osc-evict-lfu", lambda: _evicted("allkeys-lfu"))
+FIGURES.add("osc-aof-times", lambda: _layout_times("aof_rewrite_s"))
+FIGURES.add("osc-sync-times", lambda: _layout_times("full_sync_s"))
 
 FIGURES.add("osc-2-31-mem", lambda: format_bytes(bitmap.first_setbit_memory_usage(2**31)))
 FIGURES.add(

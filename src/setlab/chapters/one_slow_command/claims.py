@@ -12,7 +12,7 @@ maxmemory and seed 002's "the keyspace is a dict" get an entry marked
 
 from __future__ import annotations
 
-from setlab.render.claims import NO_FIGURE, Figures, Verdict
+from setlab.render.claims import Figures, Verdict
 
 
 def register(figures: Figures) -> None:
@@ -28,6 +28,7 @@ def register(figures: Figures) -> None:
         "Commands execute one at a time on the main thread (I/O threads and background frees "
         "aside), which is why the GET waits out the SETBIT; restates the cause behind "
         "000-node-blocked.",
+        group="000-one-thread",
     )  # fmt: skip
     figures.claim(
         "000-setbit-2-31-256mb", "000", "§5.1",
@@ -45,6 +46,7 @@ def register(figures: Figures) -> None:
         "worst GET {osc-top-worst} behind a SETBIT its client timed at {osc-top-setbit}",
         Verdict.CORRECT,
         "Other clients' worst latency equals the slow command's duration at every size.",
+        group="000-one-thread",
     )  # fmt: skip
     figures.claim(
         "000-setbit-2e9-2-5s", "000", "§5.1",
@@ -122,23 +124,35 @@ def register(figures: Figures) -> None:
     figures.claim(
         "000-aof-rewrite", "000", "§5.4",
         "AOF rewrite: a big key makes the rewrite take longer.",
-        "longer AOF rewrite", NO_FIGURE, Verdict.NOT_JUDGED,
-        "Not measured: the lab's servers run without AOF; a rewrite writes every byte of the "
-        "dataset, the same proportionality 000-fork-big-key measures for RDB.",
+        "longer AOF rewrite",
+        "BGREWRITEAOF: {osc-aof-times} ({osc-hk-source})",
+        Verdict.OTHER_REASON,
+        "Longer with more bytes, as any dataset: the rewrite writes every byte (the same "
+        "proportionality 000-fork-big-key measures for RDB), and one big key is no slower than "
+        "the same bytes in many keys.",
+        group="000-housekeeping",
     )  # fmt: skip
     figures.claim(
         "000-replica-full-sync", "000", "§5.4",
         "Replication: a full sync of a big key takes long and the replica stays 'loading'.",
-        "long full sync", NO_FIGURE, Verdict.NOT_JUDGED,
-        "Not measured: the lab runs no replicas; a full sync ships the RDB, so its time follows "
-        "the dataset's bytes, not whether they sit in one key.",
+        "long full sync",
+        "REPLICAOF to a fresh replica: {osc-sync-times} ({osc-hk-source})",
+        Verdict.OTHER_REASON,
+        "A full sync ships the dataset, so its time follows the bytes, not whether they sit in "
+        "one key; on one machine the network is free, so a real link adds its own time to both.",
+        group="000-housekeeping",
     )  # fmt: skip
     figures.claim(
         "000-maxmemory-eviction", "000", "§5.4",
         "maxmemory: one key of hundreds of MB may make the eviction policy drop other keys.",
-        "other keys evicted", NO_FIGURE, Verdict.NOT_JUDGED,
-        "A policy remark without a figure: which keys an LRU/LFU policy evicts depends on the "
-        "workload, not on the big key's size alone.",
+        "other keys evicted",
+        "over a {osc-hk-limit} limit: default policy, {osc-evict-default}; allkeys-lru, "
+        "{osc-evict-lru}; allkeys-lfu, {osc-evict-lfu} ({osc-hk-source})",
+        Verdict.DEPENDS,
+        "On the policy: Redis's default, noeviction, drops nothing and refuses every later write "
+        "instead (the outage is writes, not lost keys); a cache's LRU or LFU policy drops other "
+        "keys, and the big key too.",
+        group="000-housekeeping",
     )  # fmt: skip
     figures.claim(
         "000-sadd-ms", "000", "§5.5",
