@@ -191,7 +191,7 @@ def test_a_chapters_table_lists_its_own_verdicts_and_counts_the_rest_in_under_20
         assert sum(row.count('<span id="claim-') for row in rows) == len(shown)
         hidden = len(selected) - len(shown)
         if hidden:  # counted, and the errata filtered to the chapter lists them
-            assert f"(errata.html?chapter={slug})" in table
+            assert f'<a href="errata.html?chapter={slug}">errata</a>' in table
             said = [
                 int(n)
                 for n in re.findall(r"(\d+) (?:more sentences?|is|are) ", table.split("\n\n")[-1])

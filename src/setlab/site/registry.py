@@ -122,8 +122,8 @@ def verdict_table(chapter: str) -> str:
     ]
     said = "; ".join(p for p in parts if p)
     return (
-        f"{table}\n\n{said[0].upper()}{said[1:]}: the [errata](errata.html?chapter={chapter}) "
-        "list them."
+        f"{table}\n\n{said[0].upper()}{said[1:]}: the "
+        f'<a href="errata.html?chapter={chapter}">errata</a> list them.'
     )
 
 
