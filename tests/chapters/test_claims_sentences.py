@@ -242,15 +242,14 @@ def test_a_probe_waits_out_the_whole_command_and_2_31_costs_over_256_mib():
 
 
 @covers(
-    "002-10m-checks-a-day", "002-800m-openids", "002-phpredis-multi-mode",
+    "002-10m-checks-a-day", "002-800m-openids",
     "003-device-id-16-hex", "003-1-2e8-ids-8000-plans", "003-capacity-1e8-margin",
     "003-exposure-down-9pct", "003-script-20-lines", "004-maven-murmur",
 )  # fmt: skip
 def test_the_unjudged_entries_are_exactly_the_sentences_left_unjudged():
     unjudged = {c.id for c in registry.claims() if c.verdict is Verdict.NOT_JUDGED}
     assert unjudged == {
-        "002-10m-checks-a-day", "002-800m-openids",
-        "002-phpredis-multi-mode", "003-device-id-16-hex",
+        "002-10m-checks-a-day", "002-800m-openids", "003-device-id-16-hex",
         "003-1-2e8-ids-8000-plans", "003-capacity-1e8-margin", "003-exposure-down-9pct",
         "003-script-20-lines", "004-maven-murmur",
     }  # fmt: skip
@@ -429,3 +428,14 @@ def test_textbook_complexities_are_what_the_servers_command_docs_say(live_lab):
         assert fields[b"complexity"] == b"O(1)", (command, fields[b"complexity"])
     assert _claim("002-keyspace-dict-o1").verdict is Verdict.CORRECT
     assert _claim("000-counter-complexity").verdict is Verdict.CORRECT
+
+
+@covers("002-phpredis-multi-mode")
+def test_phpredis_multi_defaults_to_a_transaction_as_the_stored_run_recorded():
+    """Read raw: what the server counted for one SET and one INCR in each multi() mode."""
+    raw = json.loads((DATA / "phpredis-reference.json").read_text())
+    calls = {row["mode"]: row["calls"] for row in raw["rows"]}
+    assert calls["default"] == calls["Redis::MULTI"] == {"multi": 1, "exec": 1, "set": 1, "incr": 1}
+    assert calls["Redis::PIPELINE"] == {"multi": 0, "exec": 0, "set": 1, "incr": 1}
+    assert raw["client"]["phpredis"]
+    assert _claim("002-phpredis-multi-mode").verdict is Verdict.CORRECT
