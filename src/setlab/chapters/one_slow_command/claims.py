@@ -118,8 +118,10 @@ def register(figures: Figures) -> None:
         "Big keys make fork() for RDB snapshots take longer.",
         "fork slower",
         "{osc-fork-none} → {osc-fork-big} with a {osc-fork-key} key",
-        Verdict.CORRECT,
-        "Fork copies page tables, so it grows with used memory, but it is milliseconds per GiB.",
+        Verdict.OTHER_REASON,
+        "Longer with more bytes, not with one key: fork copies page tables, so it grows with used "
+        "memory however the keys hold it, and it is milliseconds per GiB (as an AOF rewrite and a "
+        "full sync below).",
     )  # fmt: skip
     figures.claim(
         "000-aof-rewrite", "000", "§5.4",

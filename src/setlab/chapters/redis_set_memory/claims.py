@@ -31,9 +31,9 @@ def register(figures: Figures) -> None:
         "A content-keyed Set of a viral post's 10^6 likers is one key of several hundred MB.",
         "several hundred MB",
         "{rsm-viral-set} MEMORY USAGE",
-        Verdict.WRONG,
-        "Too big for one key, right, but tens of MiB: a hashtable member costs about "
-        "{rsm-usage-per}.",
+        Verdict.IMPRECISE,
+        "Too big for one key, right, but tens of MiB, not hundreds: a hashtable member costs "
+        "about {rsm-usage-per}, and several hundred MB is 3× to 8× that.",
         also=("string-plus-set",))  # fmt: skip
     figures.claim(
         "000-user-likes-hundreds", "000", "§7.2",
