@@ -54,10 +54,11 @@ DEFAULT_BRANCH = "main"
 DEFAULT_BINDERHUB = "https://mybinder.org"
 #: what Jupyter Book puts in ``repository.url`` when ``_config.yml`` names none: never ours
 JUPYTER_BOOK_DEFAULT = "https://github.com/executablebooks/jupyter-book"
-#: the clone line of a build that does not know where the repository is published
+#: the clone line of a build that does not know where the repository is published: what the
+#: reader can do, not a remark about the build
 NO_URL_CLONE = (
-    "a copy of the setlab repository from whoever gave you this book; this build does not say "
-    "where the repository is published"
+    "a copy of the setlab repository from whoever gave you this book, or, for one chapter, its "
+    "downloadable notebook, which carries setlab inside it"
 )
 
 _GITHUB = re.compile(r"https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")

@@ -30,10 +30,13 @@ def test_no_k_reaches_a_tenth_of_a_percent_in_the_planned_container():
     assert min(_p(per, m, k) for k in range(1, 40)) > 0.001
 
 
-def test_seed_002_fix_holds_at_the_real_load_only():
+def test_seed_002_fix_holds_at_neither_load_the_seed_names():
+    from setlab.render.claims import FAR
+
     m = 2**17
-    assert _claim("002-fix-verified").verdict is Verdict.DEPENDS
-    assert _p(8e8 / 2**17, m, 10) < 0.001 < _p(2e9 / 2**17, m, 10)
+    real, planned = _p(8e8 / 2**17, m, 10), _p(2e9 / 2**17, m, 10)
+    assert 0.001 / real > FAR and planned / 0.001 > FAR
+    assert _claim("002-fix-verified").verdict is Verdict.WRONG
 
 
 def test_nk_equal_m_is_past_the_best_load():
@@ -70,9 +73,13 @@ def test_seed_002_container_arithmetic_holds():
     assert "30,518" in claim.our_figure() and "131,072" in claim.our_figure()
 
 
-def test_two_to_the_sixteen_is_not_65525():
+def test_two_to_the_sixteen_is_not_65525_but_the_typo_is_within_the_rubrics_tolerance():
+    from setlab.render.claims import CLOSE
+
     claim = _claim("002-2-16-65525")
-    assert claim.verdict is Verdict.WRONG and 1 << 16 == 65536 != 65525
+    assert 1 << 16 == 65536 != 65525 and CLOSE > 65536 / 65525
+    # judged as 65535 is in 002-65535-containers: a count off by a few, no conclusion changed
+    assert claim.verdict is _claim("002-65535-containers").verdict is Verdict.CORRECT
     assert "65,536" in claim.our_figure()
 
 

@@ -56,14 +56,18 @@ def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
     assert set(CLAIMS) - restated_here("one-slow-command") == {
         "000-setbit-2e9-2-5s", "000-node-blocked", "000-hot-node", "000-set-spreads",
         "000-keys-blocks", "000-del-256mb-stall", "000-fork-big-key",
-        "000-alloc-time-column", "000-setbit-2-31-256mb", "000-example-slots",
-        "000-keys-one-node", "002-rdb-two-threads", "000-sadd-ms",
+        "000-setbit-2-31-256mb", "000-example-slots",
+        "000-keys-one-node", "002-rdb-two-threads", "000-sadd-ms", "000-maxmemory-eviction",
+        "000-aof-rewrite", "000-replica-full-sync",
     }  # fmt: skip
 
 
 def test_stall_claims_follow_the_reference_run():
-    assert CLAIMS["000-setbit-2e9-2-5s"].verdict is Verdict.DEPENDS
-    assert _stall(2**31)["setbit_ms"] < 2000  # below the seed's 2 s here: machine-dependent
+    from setlab.render.claims import FAR
+
+    # the seed's lower bound, 2 s, is an order of magnitude above the write: wrong by the rubric
+    assert CLAIMS["000-setbit-2e9-2-5s"].verdict is Verdict.WRONG
+    assert 2000 / _stall(2**31)["setbit_ms"] >= FAR
     assert CLAIMS["000-node-blocked"].verdict is Verdict.CORRECT
     top = _stall(2**32 - 1)
     assert top["max_ms"] > 0.8 * top["setbit_ms"] and top["p50_ms"] < top["setbit_ms"] / 100
@@ -86,7 +90,8 @@ def test_del_claim_big_strings_are_cheap_big_sets_are_not():
 
 
 def test_fork_claim_grows_with_memory():
-    assert CLAIMS["000-fork-big-key"].verdict is Verdict.CORRECT
+    # longer with more bytes, as the AOF rewrite and the full sync: judged alike
+    assert CLAIMS["000-fork-big-key"].verdict is Verdict.OTHER_REASON
     forks = RAW["forks"]
     assert forks[-1]["fork_ms"] > forks[0]["fork_ms"]
     assert forks[-1]["fork_ms"] < 1000 * forks[-1]["used_memory"] / 2**30  # ms per GiB, not s
@@ -99,11 +104,15 @@ def test_cluster_claims_re_derived_by_brute_force_routing():
     bitmap_keys = [f"like:bit:{c}" for c in content]
     sadd_keys = [f"like:user:{u}" for u in user]
     incr_keys = [f"like:count:{c}" for c in content]
-    assert CLAIMS["000-hot-node"].verdict is Verdict.CORRECT
-    assert _busiest_share(bitmap_keys) > 0.45
-    assert CLAIMS["000-set-spreads"].verdict is Verdict.IMPRECISE
+    from setlab.render.claims import CLOSE
+
+    # "one node takes the load": the busiest takes about half, not all of it
+    assert CLAIMS["000-hot-node"].verdict is Verdict.IMPRECISE
+    assert 0.45 < _busiest_share(bitmap_keys) < 1 / CLOSE
     sadd, incr = _busiest_share(sadd_keys), _busiest_share(incr_keys)
     assert abs(sadd - 1 / 3) < 0.02 < incr - 1 / 3
+    # the sentence is about the user-keyed SADDs: within the tolerance of an even third
+    assert sadd / (1 / 3) < CLOSE and CLAIMS["000-set-spreads"].verdict is Verdict.CORRECT
     assert chapter.FIGURES["osc-sadd-hot"] == f"{sadd:.0%}"
     assert chapter.FIGURES["osc-incr-hot"] == f"{incr:.0%}"
 
@@ -124,15 +133,6 @@ def test_prose_and_table_read_one_reference_figure(figure, raw_ms):
     assert _as_seconds(chapter.FIGURES[figure]) == pytest.approx(raw_ms() / 1e3, rel=0.005)
     assert f"{{glue:text}}`{figure}`" in PAGE or figure == "osc-fork-none"
     assert any(figure in c.figure_names() for c in CLAIMS.values())
-
-
-def test_time_column_the_reference_rows_are_far_below_the_seeds_orders():
-    claim = CLAIMS["000-alloc-time-column"]
-    assert claim.verdict is Verdict.DEPENDS
-    # the seed's orders: 10^8 → hundreds of ms, 10^9 → seconds; the raw JSON rows at or above
-    assert _stall(2**28)["setbit_ms"] < 100 and _stall(2**30)["setbit_ms"] < 1000
-    for offset in (2**20, 2**28, 2**30, 2**31, 2**32 - 1):
-        assert f"{offset:,}: " in claim.our_figure()
 
 
 def test_setbit_at_2_31_lands_in_jemallocs_class_above_256_mib():
@@ -201,3 +201,33 @@ def test_an_o1_round_trip_in_the_reference_run_is_far_below_a_millisecond():
     claim = CLAIMS["000-sadd-ms"]
     medians = [r["p50_ms"] for r in RAW["rows"]]
     assert max(medians) < 1 and claim.verdict is Verdict.CORRECT  # stored data, not a live timing
+
+
+HOUSEKEEPING = json.loads(
+    (ROOT / "src" / "setlab" / "data" / "housekeeping-reference.json").read_text()
+)
+
+
+def test_eviction_depends_on_the_policy_and_the_default_refuses_writes_instead():
+    rows = {r["policy"]: r for r in HOUSEKEEPING["eviction"]}
+    default = rows["noeviction"]  # Redis's default maxmemory-policy
+    assert default["setbit_error"] is None and default["evicted_keys"] == 0
+    assert default["next_write_error"].startswith("command not allowed when used memory")
+    for cache in ("allkeys-lru", "allkeys-lfu"):
+        assert rows[cache]["evicted_keys"] > 1 and not rows[cache]["big_key_left"]
+        assert rows[cache]["next_write_error"] is None
+    assert CLAIMS["000-maxmemory-eviction"].verdict is Verdict.DEPENDS
+
+
+@pytest.mark.parametrize(
+    ("claim_id", "field"),
+    [("000-aof-rewrite", "aof_rewrite_s"), ("000-replica-full-sync", "full_sync_s")],
+)
+def test_a_big_key_is_no_slower_to_rewrite_or_sync_than_the_same_bytes_spread(claim_id, field):
+    one, spread = sorted(HOUSEKEEPING["rows"], key=lambda r: r["keys"])
+    assert one["keys"] == 1 < spread["keys"] and one["payload_bytes"] == spread["payload_bytes"]
+    # one run each: "no slower" allows the rubric's tolerance for noise
+    from setlab.render.claims import CLOSE
+
+    assert one[field] < CLOSE * spread[field]
+    assert CLAIMS[claim_id].verdict is Verdict.OTHER_REASON

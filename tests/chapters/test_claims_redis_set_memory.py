@@ -159,7 +159,9 @@ def test_seed_000_set_sizes_on_the_real_server(redis_server):
     client = redis_server.client()
     viral = _live_set_usage(client, 1_000_000, per_command=100)  # quicker; same hashtable
     claim = _claim("000-content-set-1e6")
-    assert viral < 100 * 2**20 and claim.verdict is Verdict.WRONG  # tens of MiB, not hundreds
+    # tens of MiB, not hundreds: "several hundred MB" (200–900 MB) is between 1.2× and 10× off
+    assert viral < 100 * 2**20 and 200e6 / viral > 1.2 and 900e6 / viral < 10 * 1.5
+    assert claim.verdict is Verdict.IMPRECISE
     assert abs(viral / (float(claim.our_figure().split()[0]) * 2**20) - 1) < 0.1
     few, many = _live_set_usage(client, 300), _live_set_usage(client, 3_000)
     assert few < 4 * 2**10 < 100 * 2**10 < many  # a few KiB as an intset, not past 512

@@ -19,6 +19,7 @@ from pathlib import Path
 import fakeredis
 import mmh3
 import numpy as np
+import pytest
 from pyroaring import BitMap
 
 from setlab.render.claims import NO_FIGURE, Claim, Verdict
@@ -93,7 +94,10 @@ def test_the_second_click_grows_the_string_and_is_as_slow_as_the_first():
 def test_the_third_click_is_fast_but_18_ms_is_not_redis():
     assert THIRD < INCIDENT and _seq(3, "strlen") == _seq(3, "strlen_before")
     assert _seq(3, "server_us") < 1_000 and 18_000 / _seq(3, "server_us") > 100
-    assert _claim("000-third-setbit-18ms").verdict is Verdict.IMPRECISE  # right direction only
+    # 18 ms is the application's round trip: not like with like, so judged as the first
+    # click's API time is
+    assert _claim("000-third-setbit-18ms").verdict is Verdict.DEPENDS
+    assert _claim("000-first-setbit-1500ms").verdict is Verdict.DEPENDS
 
 
 @covers("000-key-256kb", "000-memory-table-row")
@@ -238,17 +242,14 @@ def test_a_probe_waits_out_the_whole_command_and_2_31_costs_over_256_mib():
 
 
 @covers(
-    "000-aof-rewrite", "000-replica-full-sync", "000-maxmemory-eviction", "000-counter-complexity",
-    "002-10m-checks-a-day", "002-800m-openids", "002-keyspace-dict-o1", "002-phpredis-multi-mode",
+    "002-10m-checks-a-day", "002-800m-openids",
     "003-device-id-16-hex", "003-1-2e8-ids-8000-plans", "003-capacity-1e8-margin",
     "003-exposure-down-9pct", "003-script-20-lines", "004-maven-murmur",
 )  # fmt: skip
 def test_the_unjudged_entries_are_exactly_the_sentences_left_unjudged():
     unjudged = {c.id for c in registry.claims() if c.verdict is Verdict.NOT_JUDGED}
     assert unjudged == {
-        "000-aof-rewrite", "000-replica-full-sync", "000-maxmemory-eviction",
-        "000-counter-complexity", "002-10m-checks-a-day", "002-800m-openids",
-        "002-keyspace-dict-o1", "002-phpredis-multi-mode", "003-device-id-16-hex",
+        "002-10m-checks-a-day", "002-800m-openids", "003-device-id-16-hex",
         "003-1-2e8-ids-8000-plans", "003-capacity-1e8-margin", "003-exposure-down-9pct",
         "003-script-20-lines", "004-maven-murmur",
     }  # fmt: skip
@@ -414,3 +415,27 @@ def test_utilisation_and_the_rebuild_window_from_the_seeds_own_figures():
     _restates("003-utilisation-35pct", "003-8000-filters-380mb")
     assert round(2e7 / (3 * 60)) == 111_111  # the load rate the seed's 3 minutes imply
     _restates("003-rebuild-lost-2e7", "003-rebuild-3-5min")
+
+
+@covers("002-keyspace-dict-o1", "000-counter-complexity")
+@pytest.mark.live
+def test_textbook_complexities_are_what_the_servers_command_docs_say(live_lab):
+    """Judged as GETBIT's O(1) is: by Redis's own documentation, read from the server."""
+    for command in ("GET", "HGET", "INCR"):
+        # "COMMAND DOCS" as one word: redis-py's parser of COMMAND would misread the reply
+        docs = live_lab.r.execute_command("COMMAND DOCS", command)
+        fields = dict(zip(docs[1][::2], docs[1][1::2], strict=True))
+        assert fields[b"complexity"] == b"O(1)", (command, fields[b"complexity"])
+    assert _claim("002-keyspace-dict-o1").verdict is Verdict.CORRECT
+    assert _claim("000-counter-complexity").verdict is Verdict.CORRECT
+
+
+@covers("002-phpredis-multi-mode")
+def test_phpredis_multi_defaults_to_a_transaction_as_the_stored_run_recorded():
+    """Read raw: what the server counted for one SET and one INCR in each multi() mode."""
+    raw = json.loads((DATA / "phpredis-reference.json").read_text())
+    calls = {row["mode"]: row["calls"] for row in raw["rows"]}
+    assert calls["default"] == calls["Redis::MULTI"] == {"multi": 1, "exec": 1, "set": 1, "incr": 1}
+    assert calls["Redis::PIPELINE"] == {"multi": 0, "exec": 0, "set": 1, "incr": 1}
+    assert raw["client"]["phpredis"]
+    assert _claim("002-phpredis-multi-mode").verdict is Verdict.CORRECT

@@ -49,7 +49,7 @@ def test_every_claim_of_the_chapter_has_a_re_deriving_test_here():
         "000-alloc-1e8", "000-alloc-1e9", "000-alloc-2e9", "000-alloc-4e9",
         "000-setbit-complexity", "002-1e9-bits-128m", "002-max-2-32",
         "002-bitmap-is-string", "002-getbit-o1", "004-getbit-default-0", "004-range-in-bytes",
-        "000-setbit-returns-old",
+        "000-setbit-returns-old", "000-alloc-time-column",
     }  # fmt: skip
 
 
@@ -103,35 +103,61 @@ def test_memory_after_each_click_is_what_memory_usage_said():
         assert chapter.FIGURES[f"sb-seq-{step}-mem"] == format_bytes(rows[0]["memory_usage"])
 
 
-def test_first_setbit_time_is_the_same_order_as_the_seed():
-    assert CLAIMS["000-first-setbit-1500ms"].verdict is Verdict.DEPENDS
-    server_s = _raw_median(INCIDENT, "server_us") / 1e6
-    assert 1.5 / 30 < server_s < 1.5 * 3
-    shown = _as_seconds(chapter.FIGURES["sb-first-ms"])
-    assert shown == pytest.approx(server_s, rel=0.005)
+def test_first_setbit_the_seed_times_the_api_and_the_verdict_reads_the_replay():
+    """The seed's 1.5 s is the API's response, not the command's: no like figure here decides
+    it (depends). The verdict shows the replay of the seed's own sequence, labelled as such; the
+    sweep's run of the same write is the page's second figure, under its own label."""
+    claim = CLAIMS["000-first-setbit-1500ms"]
+    assert claim.verdict is Verdict.DEPENDS
+    replay_s = statistics.median(r["server_us"] for r in _raw_steps(1)) / 1e6
+    assert 1.5 / replay_s > 10  # the API is an order of magnitude above the write itself
+    assert claim.our_figure().startswith(chapter.FIGURES["sb-seq-1-time"] + " inside Redis")
+    assert _as_seconds(chapter.FIGURES["sb-seq-1-time"]) == pytest.approx(replay_s, rel=0.005)
+    assert chapter.FIGURES["sb-seq-source"] in claim.our_figure()
+    sweep_s = _raw_median(INCIDENT, "server_us") / 1e6
+    assert _as_seconds(chapter.FIGURES["sb-first-ms"]) == pytest.approx(sweep_s, rel=0.005)
+    assert "sb-first-ms" not in claim.figure_names()
+
+
+def test_time_column_every_row_but_the_timeout_is_an_order_of_magnitude_too_slow():
+    """Seed 000 §3.2's column, at its own offsets, against the sweep's medians inside Redis:
+    ms, 100s of ms, s and several s are each at least FAR times the measured write (wrong by
+    the rubric); the "timeout" row is under a second."""
+    from setlab.render.claims import FAR
+
+    claim = CLAIMS["000-alloc-time-column"]
+    assert claim.verdict is Verdict.WRONG and claim.group == "000-alloc-table"
+    seed_low_s = {10**6: 1e-3, 10**8: 0.1, 10**9: 1.0, 2**31: 2.0}
+    for offset, low in seed_low_s.items():
+        assert low / (_raw_median(offset, "server_us") / 1e6) >= FAR, offset
+    assert _raw_median(2**32 - 1, "server_us") / 1e6 < 1.0
+    shown = claim.our_figure().split(" inside Redis")[0].split(" / ")
+    assert len(shown) == 5
+    for text, offset in zip(shown, (10**6, 10**8, 10**9, 2**31, 2**32 - 1), strict=True):
+        assert _as_seconds(text) == pytest.approx(_raw_median(offset, "server_us") / 1e6, rel=0.01)
 
 
 @pytest.mark.parametrize(
     ("claim_id", "offset", "seed_mb"),
-    [("000-alloc-1e6", 10**6, 0.125), ("000-alloc-1e8", 10**8, 12)],
-)
-def test_small_allocation_figures_are_correct_within_ten_percent(claim_id, offset, seed_mb):
-    assert CLAIMS[claim_id].verdict is Verdict.CORRECT
-    usage = bitmap.first_setbit_memory_usage(offset)
-    assert abs(usage / (seed_mb * MiB) - 1) < 0.1 or abs(usage / (seed_mb * 1e6) - 1) < 0.1
-
-
-@pytest.mark.parametrize(
-    ("claim_id", "offset", "seed_mib"),
     [
+        ("000-alloc-1e6", 10**6, 0.125),
+        ("000-alloc-1e8", 10**8, 12),
         ("000-alloc-1e9", 10**9, 120),
         ("000-alloc-2e9", 2**31, 256),
         ("000-alloc-4e9", 2**32 - 1, 512),
     ],
 )
-def test_large_allocation_figures_miss_the_allocators_rounding(claim_id, offset, seed_mib):
-    assert CLAIMS[claim_id].verdict is Verdict.IMPRECISE
-    assert bitmap.first_setbit_memory_usage(offset) > seed_mib * MiB * 1.05
+def test_allocation_rows_are_judged_by_the_rubrics_tolerance(claim_id, offset, seed_mb):
+    """What a first SETBIT allocates (MEMORY USAGE, the allocator's class) against the seed's
+    "about X MB", read as MB or as MiB: correct within the rubric's CLOSE either way, else
+    imprecise (jemalloc's 640 MiB class for 512 MiB of data is 1.25x)."""
+    from setlab.render.claims import CLOSE
+
+    usage = bitmap.first_setbit_memory_usage(offset)
+    ratios = [max(usage, seed_mb * unit) / min(usage, seed_mb * unit) for unit in (1e6, MiB)]
+    expected = Verdict.CORRECT if max(ratios) < CLOSE else Verdict.IMPRECISE
+    assert all(r < CLOSE for r in ratios) or all(r >= CLOSE for r in ratios), ratios
+    assert CLAIMS[claim_id].verdict is expected
 
 
 def test_128m_for_a_billion_bits_is_right_only_because_of_jemalloc():

@@ -705,7 +705,7 @@ def test_roaring_layouts():
     near("roaring_containers", "rc-dense-runs", 4 + -(-containers // 8) + containers * (8 + 6))
     # 1.2·10^8 random 32-bit IDs: all 65,536 containers are arrays (~1,831 values each, far
     # under 4,096): 2 B a value + 4 B descriptor + 4 B offset per container + cookie and count.
-    near("roaring_containers", "rc-sparse-bytes", 2 * 120_000_000 + 8 * 2**16 + 8)
+    near("roaring_containers", "rc-sparse", 2 * 120_000_000 + 8 * 2**16 + 8)
     # Crossover with a 1% Bloom filter: bitset containers cost 8,192 B / (d · 65,536) a value,
     # equal to the Bloom filter's bytes per ID at d = 0.125 / 1.198 ≈ 10%.
     near("roaring_containers", "rc-cross", 0.125 / (bloom_bits_per_item(0.01) / 8))

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
-from setlab.render.claims import Figures, Verdict
+from setlab.render.claims import CLAIM_ID, Figures, Verdict
 from setlab.site import registry
 from setlab.site.seed_sentences import SENTENCES
 
@@ -86,8 +86,12 @@ def test_errata_lists_every_claim_once_tagged_and_linked_to_its_chapter():
     for c in everything:
         tag = f'data-seed="{c.seed}" data-chapter="{c.chapter}" data-verdict="{c.verdict.value}"'
         assert tag in text, c.id
-        assert f'href="{c.chapter}.html#{quote(c.anchor())}"' in text, c.id
-        assert f'<span id="{c.anchor()}"></span>' in registry.verdict_table(c.chapter), c.id
+        assert f'href="{registry.claim_href(c)}"' in text, c.id
+        row = f'<span id="{c.anchor()}"></span>'
+        # an entry with a verdict of its own has its row in its chapter's table, a restatement
+        # or an unjudged sentence in the errata only
+        assert (row in registry.verdict_table(c.chapter)) == c.in_chapter_table, c.id
+        assert (row in text) != c.in_chapter_table, c.id
         assert quote(c.anchor()) == c.anchor(), f"{c.id}: its anchor needs percent-encoding"
     filters = errata.filters_html()
     for seed in {c.seed for c in everything}:
@@ -175,3 +179,40 @@ def test_a_page_that_is_not_a_chapter_glues_figures_only_from_its_module(page):
     assert shown, f"{page} shows no figure"
     missing = shown - set(figures.names())
     assert missing == set(), f"{page} shows figures its module does not compute: {missing}"
+
+
+def test_a_chapters_table_lists_its_own_verdicts_and_counts_the_rest_in_under_20_rows():
+    for slug in registry.CHAPTERS:
+        table = registry.verdict_table(slug)
+        rows = [line for line in table.splitlines() if line.startswith("| <span id=")]
+        assert len(rows) < 20, f"{slug}: {len(rows)} rows"
+        selected = registry.claims(slug)
+        shown = [c for c in selected if c.in_chapter_table]
+        assert sum(row.count('<span id="claim-') for row in rows) == len(shown)
+        hidden = len(selected) - len(shown)
+        if hidden:  # counted, and the errata filtered to the chapter lists them
+            assert f'<a href="errata.html?chapter={slug}">errata</a>' in table
+            said = [
+                int(n)
+                for n in re.findall(r"(\d+) (?:more sentences?|is|are) ", table.split("\n\n")[-1])
+            ]
+            assert sum(said) == hidden, (slug, said, hidden)
+        else:
+            assert "errata.html" not in table
+
+
+def test_a_restatement_names_entries_that_exist_and_links_them_by_seed_and_figure():
+    ids = {c.id for c in registry.claims()}
+    for c in registry.claims():
+        if c.why.startswith("Restates "):
+            assert c.restates and set(c.restates) <= ids, (c.id, c.restates)
+        for named in set(CLAIM_ID.findall(c.why)) & ids:
+            assert named not in CLAIM_ID.findall(re.sub(r"<[^>]+>", "", registry.linked_reason(c)))
+
+
+def test_claims_of_one_group_share_one_row():
+    table = registry.verdict_table("setbit-offset")
+    (row,) = [line for line in table.splitlines() if 'id="claim-000-alloc-1e6"' in line]
+    for five in ("1e8", "1e9", "2e9", "4e9"):
+        assert f'id="claim-000-alloc-{five}"' in row
+    assert row.count("<br>") >= 4

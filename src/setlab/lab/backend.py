@@ -243,13 +243,18 @@ class Lab:
             return f"live Redis (version hidden by the ACL) on {self.address}, your server"
         extras = [self.allocator or "allocator unknown"]
         extras += [f"{_MODULE_NAMES.get(n, n)} {v}" for n, v in sorted(self.modules.items())]
-        whose = (
-            "private server started by setlab"
-            if self.server
-            else "your server: allocations over "
-            f"{self.big_bytes // 2**20} MiB need {ALLOW_BIG_ENV}=1"
-        )
-        return f"live Redis {self.version_text} ({', '.join(extras)}) on {self.address}, {whose}"
+        if self.server:  # its port is a free one, gone with the kernel: a page would keep it
+            return f"live Redis {self.version_text} ({', '.join(extras)}) on {self.where}"
+        big = self.big_bytes // 2**20
+        whose = f"your server: allocations over {big} MiB need {ALLOW_BIG_ENV}=1"
+        return f"live Redis {self.version_text} ({', '.join(extras)}) on {self.where}, {whose}"
+
+    @property
+    def where(self) -> str:
+        """Where the server is, as a page may print it: a private server setlab started is
+        "a private server started by setlab" (its port is gone with the kernel, and a built page
+        would keep it), the reader's own server its ``host:port``."""
+        return "a private server started by setlab" if self.server else self.address
 
     # -- keys -----------------------------------------------------------------------------
     def key(self, *parts: object) -> str:

@@ -13,7 +13,8 @@ Chapters never choose between a live run and the stored one themselves. They cal
 (a real server, the capabilities it needs, the memory it may use) and otherwise returns the
 stored record, and either way it says which, with one label format:
 
-- ``this run: Redis 7.0.15 (jemalloc-5.3.0) on 127.0.0.1:50123``
+- ``this run: Redis 7.0.15 (jemalloc-5.3.0) on a private server started by setlab`` (on the
+  reader's own server, its ``host:port``)
 - ``reference run: Redis 7.0.15 (jemalloc-5.3.0), Intel(R) Xeon(R) Processor, 2 cores,
   measured 2026-11-30``
 
@@ -285,9 +286,10 @@ class Measurement(Generic[T]):
 
 
 def live_label(lab: Lab) -> str:
-    """``this run: Redis 7.0.15 (jemalloc-5.3.0) on 127.0.0.1:50123``."""
+    """``this run: Redis 7.0.15 (jemalloc-5.3.0) on a private server started by setlab``, or
+    ``… on 10.0.0.5:6379`` on the reader's own server (:attr:`Lab.where`)."""
     allocator = lab.allocator or "allocator not reported"
-    return f"this run: Redis {lab.version_text} ({allocator}) on {lab.address}"
+    return f"this run: Redis {lab.version_text} ({allocator}) on {lab.where}"
 
 
 def _missing(lab: Lab, needs: tuple[Capability, ...]) -> str:
@@ -362,7 +364,7 @@ def beside(measurement: Measurement[T], describe: Callable[[T], str]) -> str:
     A chapter's figures come from models and stored reference runs (see
     :mod:`setlab.render.claims`), so a page reads the same on every backend; what a live server
     measured on this run is glued beside them under a ``live-`` name, with the same wording on
-    every chapter: ``"This run (Redis 7.0.15 … on 127.0.0.1:50123): <describe(value)>."`` when
+    every chapter: ``"This run (Redis 7.0.15 … on <where>): <describe(value)>."`` when
     the value was measured live, else a sentence saying this run measured nothing, and why."""
     if measurement.live:
         where = measurement.label.removeprefix("this run: ")

@@ -32,6 +32,8 @@ NO_FIGURE = "—"
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SLOT = re.compile(r"\{([a-z0-9]+(?:-[a-z0-9]+)*)\}")
+#: a registry id as a reason names it: ``<seed>-<short-name>`` (``000-alloc-1e9``, ``002-2^16``)
+CLAIM_ID = re.compile(r"\b\d{3}-[A-Za-z0-9^._-]*[A-Za-z0-9]")
 
 
 class Verdict(Enum):
@@ -70,14 +72,27 @@ class Verdict(Enum):
         return f'<span class="{self.css}">{self.value}</span>'
 
 
+#: The rubric's tolerances, as ratios of the larger to the smaller figure (ours against the
+#: seed's, like with like): within CLOSE a figure is right (a seed rounds, "~12 MB" for 11.9
+#: MiB); from FAR on it is wrong (an order of magnitude or more). Between, it is imprecise.
+CLOSE = 1.2
+FAR = 10.0
+
 _MEANINGS = {
-    Verdict.CORRECT: "the figure and its reason hold, at the seed's scale and in its context",
-    Verdict.WRONG: "the figure or the statement does not hold; ours shows what does",
-    Verdict.IMPRECISE: "the right order or direction, but the figure is off enough to mislead",
-    Verdict.DEPENDS: "true on some machines, versions or workloads and not others; we say which",
-    Verdict.OTHER_REASON: "the figure comes out right, but not for the reason the seed gives",
-    Verdict.NOT_JUDGED: "not a verdict: the book deliberately leaves the sentence unchecked and "
-    "says why (an author's business figure, a remark, an API the lab cannot run)",
+    Verdict.CORRECT: f"the figure is within a factor of {CLOSE:g} of ours and its reason holds, "
+    "at the seed's scale and in its context",
+    Verdict.WRONG: f"the figure is a factor of {FAR:g} or more off, points the wrong way, or the "
+    "statement does not hold (a command the module refuses, a type that does not exist); ours "
+    "shows what does",
+    Verdict.IMPRECISE: "the right direction and order of magnitude, but off by more than a factor "
+    f"of {CLOSE:g}: enough to change a sizing or a timeout",
+    Verdict.DEPENDS: "true on some machines, versions or workloads and not others; we say which, "
+    "and the range we give holds our own best figure",
+    Verdict.OTHER_REASON: f"the figure is within a factor of {CLOSE:g} of ours, but not for the "
+    "reason the seed gives",
+    Verdict.NOT_JUDGED: "not a verdict: no measurement or computation on this machine can decide "
+    "the sentence (an author's business figure, a remark, a client the lab cannot run); the entry "
+    "says which",
 }
 
 
@@ -99,6 +114,8 @@ class Claim:
         why: one sentence: why the verdict (may use ``{figure-name}`` slots too;
             :meth:`reason` fills them in).
         also: slugs of other chapters whose verdict tables show this claim too.
+        group: claims of one chapter sharing a group (one table or paragraph of a seed, say
+            its five offsets) share one row of the chapter's verdict table, a line each.
     """
 
     id: str
@@ -112,6 +129,21 @@ class Claim:
     why: str
     also: tuple[str, ...] = ()
     figures: Figures | None = field(default=None, compare=False, repr=False)
+    group: str = ""
+
+    @property
+    def restates(self) -> tuple[str, ...]:
+        """The ids of the entries this one restates: those its reason names before its first
+        colon when it begins "Restates" (another sentence saying what a judged one says)."""
+        if not self.why.startswith("Restates "):
+            return ()
+        return tuple(CLAIM_ID.findall(self.why.split(":", 1)[0]))
+
+    @property
+    def in_chapter_table(self) -> bool:
+        """Whether a chapter's verdict table lists it: a verdict of its own, not a restatement
+        and not :attr:`Verdict.NOT_JUDGED` (those are counted there and listed in the errata)."""
+        return self.verdict.judged and not self.restates
 
     def figure_names(self) -> list[str]:
         """The figure names :attr:`ours` and :attr:`why` use, in order."""
@@ -158,27 +190,36 @@ class Figures:
         self._compute: dict[str, Callable[[], str]] = {}
         self._where: dict[str, str] = {}
         self._values: dict[str, str] = {}
+        self._quantity: dict[str, str] = {}
         self._cache: FigureCache | bool | None = False  # False: not opened yet
         self.claims: list[Claim] = []
 
     # -- figures ------------------------------------------------------------------------------
-    def figure(self, name: str) -> Callable[[Callable[[], str]], Callable[[], str]]:
+    def figure(
+        self, name: str, *, quantity: str = ""
+    ) -> Callable[[Callable[[], str]], Callable[[], str]]:
         """Decorator: register a function computing the figure ``name`` (returns its text)."""
 
         def register(compute: Callable[[], str]) -> Callable[[], str]:
-            self.add(name, compute)
+            self.add(name, compute, quantity=quantity)
             return compute
 
         return register
 
-    def add(self, name: str, compute: Callable[[], str]) -> None:
-        """Register ``compute`` as the one source of the figure ``name``."""
+    def add(self, name: str, compute: Callable[[], str], *, quantity: str = "") -> None:
+        """Register ``compute`` as the one source of the figure ``name``.
+
+        ``quantity`` names what a measured figure measures, how and in which run (``"first
+        SETBIT at offset 4,294,967,295 | inside Redis | <the run's label>"``): every figure of
+        the book naming one quantity must show one value (:func:`quantity_conflicts`)."""
         if not _NAME.match(name):
             raise ValueError(f"figure name must be lower-case words joined by '-'; got {name!r}")
         if name in self._compute:
             raise ValueError(f"figure {name!r} is already defined at {self._where[name]}")
         self._compute[name] = compute
         self._where[name] = _caller()
+        if quantity:
+            self._quantity[name] = quantity
 
     def where(self, name: str) -> str:
         """Where the figure ``name`` was defined, ``setlab/<path>.py:<line>``: the line that
@@ -213,6 +254,10 @@ class Figures:
         """Every figure name, in the order defined."""
         return list(self._compute)
 
+    def quantities(self) -> dict[str, str]:
+        """Figure name → the quantity it measures, for the figures that declare one."""
+        return dict(self._quantity)
+
     def fill(self, template: str) -> str:
         """``template`` with each ``{name}`` replaced by that figure's text."""
         return _SLOT.sub(lambda m: self[m.group(1)], template)
@@ -237,6 +282,7 @@ class Figures:
         why: str,
         *,
         also: tuple[str, ...] = (),
+        group: str = "",
     ) -> Claim:
         """Register a claim of this chapter; ``ours`` may only use this chapter's figures."""
         unknown = [n for n in _SLOT.findall(ours + why) if n not in self._compute]
@@ -245,21 +291,65 @@ class Figures:
         if any(c.id == id for c in self.claims):
             raise ValueError(f"claim {id} is defined twice in {self.chapter}")
         made = Claim(
-            id, seed, section, self.chapter, claim, seed_figure, ours, verdict, why, also, self
+            id,
+            seed,
+            section,
+            self.chapter,
+            claim,
+            seed_figure,
+            ours,
+            verdict,
+            why,
+            also,
+            self,
+            group,
         )
         self.claims.append(made)
         return made
 
 
-def table_markdown(selected: Iterable[Claim]) -> str:
-    """A chapter's verdict table: seed and section, claim, their figure, ours, verdict, why."""
+def table_markdown(selected: Iterable[Claim], reason: Callable[[Claim], str] = Claim.reason) -> str:
+    """A chapter's verdict table: seed and section, claim, their figure, ours, verdict, why.
+
+    Claims of one :attr:`Claim.group` share a row (at the first one's place), a line each in
+    every cell; a reason they share is written once. ``reason`` renders a claim's reason (the
+    registry links the entries a reason names)."""
+    rows: list[list[Claim]] = []
+    where: dict[str, list[Claim]] = {}
+    for c in selected:
+        if c.group and c.group in where:
+            where[c.group].append(c)
+            continue
+        rows.append([c])
+        if c.group:
+            where[c.group] = rows[-1]
     lines = [
         "| seed | claim | their figure | ours | verdict | why |",
         "|:--|:--|:--|:--|:--|:--|",
     ]
-    for c in selected:
+    for row in rows:
+        anchors = "".join(f'<span id="{c.anchor()}"></span>' for c in row)
+        sections = " ".join(dict.fromkeys(c.section for c in row))
+        reasons = "<br>".join(dict.fromkeys(reason(c) for c in row))
         lines.append(
-            f'| <span id="{c.anchor()}"></span>{c.seed} {c.section} | {c.claim} | {c.seed_figure} '
-            f"| {c.our_figure()} | {c.verdict.badge()} | {c.reason()} |"
+            f"| {anchors}{row[0].seed} {sections} | {'<br>'.join(c.claim for c in row)} "
+            f"| {'<br>'.join(c.seed_figure for c in row)} "
+            f"| {'<br>'.join(c.our_figure() for c in row)} "
+            f"| {'<br>'.join(c.verdict.badge() for c in row)} | {reasons} |"
         )
     return "\n".join(lines)
+
+
+def quantity_conflicts(figures: Iterable[Figures]) -> list[str]:
+    """Each quantity that two figures show with two values, naming the figures and values: the
+    book must show one measured quantity with one value under one label."""
+    seen: dict[str, dict[str, list[str]]] = {}
+    for f in figures:
+        for name, quantity in f.quantities().items():
+            seen.setdefault(quantity, {}).setdefault(f[name], []).append(f"{f.chapter}:{name}")
+    return [
+        f"{quantity}: "
+        + "; ".join(f"{value} ({', '.join(names)})" for value, names in values.items())
+        for quantity, values in seen.items()
+        if len(values) > 1
+    ]

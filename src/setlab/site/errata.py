@@ -52,9 +52,28 @@ FIGURES.add("errata-registered", lambda: _sentences("registered"))
 FIGURES.add("errata-judged", lambda: _sentences("judged"))
 
 
+#: How every entry is compared before a verdict word is chosen (the rubric's first half; the
+#: second is :func:`legend_markdown`'s tolerance per word).
+RULES = (
+    "Like with like: a latency with a latency (inside Redis, by `SLOWLOG`, or a client's round "
+    "trip, said which), a throughput with a throughput, bytes with bytes, at the offset, scale "
+    "and load the seed names.",
+    "The exact command the seed would run, with the module's and the server's defaults (a "
+    "`BF.RESERVE` with its default expansion, a `SETBIT` under the default "
+    "`proto-max-bulk-len`).",
+    "One figure per measured quantity: where two reference runs timed the same thing, the "
+    "entry names the one it uses.",
+    "Alike entries alike: two entries off by the same factor on the same kind of figure get "
+    "the same word, or the reason says why not.",
+)
+
+
 def legend_markdown() -> str:
-    """One bullet per verdict word: the word as the table colours it, then what it means."""
-    return "\n".join(f"- {v.badge()}: {v.meaning}." for v in Verdict)
+    """The rubric: the rules every entry is compared by, then one bullet per verdict word (the
+    word as the table colours it, what it means, with its tolerance)."""
+    rules = "\n".join(f"{i}. {rule}" for i, rule in enumerate(RULES, 1))
+    words = "\n".join(f"- {v.badge()}: {v.meaning}." for v in Verdict)
+    return f"{rules}\n\nThen the word:\n\n{words}"
 
 
 def _select(name: str, label: str, options: list[tuple[str, str]]) -> str:
@@ -118,6 +137,6 @@ def not_judged_markdown() -> str:
         entries = [by_id[i] for i in s.claims if i in by_id]
         if entries and not any(c.verdict.judged for c in entries):
             quote = s.quote.replace("|", "\\|").replace("$", "\\$")  # a cell, not math
-            why = " ".join(c.reason() for c in entries)
+            why = " ".join(registry.linked_reason(c) for c in entries)
             lines.append(f"| {s.seed} {s.section} | {quote} | {why} |")
     return "\n".join(lines)

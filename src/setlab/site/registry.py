@@ -7,10 +7,11 @@ Each chapter module defines its own claims on its :class:`~setlab.render.claims.
 from __future__ import annotations
 
 import importlib
+import re
 from functools import cache
 from urllib.parse import quote
 
-from setlab.render.claims import Claim, Figures, Verdict, table_markdown
+from setlab.render.claims import CLAIM_ID, Claim, Figures, Verdict, table_markdown
 from setlab.site.seed_sentences import SENTENCES
 
 #: chapter slugs in book order (the file names under book/)
@@ -101,8 +102,56 @@ def claims(chapter: str | None = None) -> list[Claim]:
 
 
 def verdict_table(chapter: str) -> str:
-    """The Markdown verdict table of one chapter."""
-    return table_markdown(claims(chapter))
+    """The Markdown verdict table of one chapter: the entries with a verdict of their own
+    (:attr:`Claim.in_chapter_table`), then a line counting the restatements and unjudged
+    sentences, which the errata lists with their reasons (linked, filtered to the chapter)."""
+    selected = claims(chapter)
+    table = table_markdown([c for c in selected if c.in_chapter_table], linked_reason)
+    restating = sum(bool(c.restates) for c in selected)
+    unjudged = sum(not c.verdict.judged and not c.restates for c in selected)
+    if not restating and not unjudged:
+        return table
+    parts = [
+        f"{restating} more {'sentence restates' if restating == 1 else 'sentences restate'} "
+        "a row above"
+        if restating
+        else "",
+        f"{unjudged} {'is' if unjudged == 1 else 'are'} not judged, each with its reason"
+        if unjudged
+        else "",
+    ]
+    said = "; ".join(p for p in parts if p)
+    return (
+        f"{table}\n\n{said[0].upper()}{said[1:]}: the "
+        f'<a href="errata.html?chapter={chapter}">errata</a> list them.'
+    )
+
+
+def claim_href(c: Claim) -> str:
+    """Where a reader finds an entry: its row in its chapter's verdict table, the row of the
+    first entry it restates, or else its row in the errata (``errata.html#<anchor>``)."""
+    if c.in_chapter_table:
+        return f"{c.chapter}.html#{quote(c.anchor())}"
+    by_id = {x.id: x for x in _all()}
+    for restated in c.restates:
+        if restated in by_id and by_id[restated].in_chapter_table:
+            return claim_href(by_id[restated])
+    return f"errata.html#{quote(c.anchor())}"
+
+
+def linked_reason(c: Claim) -> str:
+    """:meth:`Claim.reason` with every registry id it names made a link to where that entry
+    is shown, its text the seed's section and figure (no raw id reaches the reader)."""
+    by_id = {x.id: x for x in _all()}
+
+    def link(match: re.Match[str]) -> str:
+        found = by_id.get(match.group(0))
+        if found is None:
+            return match.group(0)
+        text = f"seed {found.seed} {found.section}, “{found.seed_figure}”"
+        return f'<a href="{claim_href(found)}">{text}</a>'
+
+    return CLAIM_ID.sub(link, c.reason())
 
 
 def verdict_counts(selected: list[Claim]) -> dict[str, int]:
@@ -139,21 +188,23 @@ def errata_markdown() -> str:
     """Every registry entry in one table, by seed and in the order the seed makes them.
 
     Each row's first cell carries an empty ``<span class="errata-row">`` whose ``data-seed``,
-    ``data-chapter`` and ``data-verdict`` the page's filters read, and its last cell links to the
-    claim's row in the verdict table of the chapter that computes it (``#claim-<id>``).
+    ``data-chapter`` and ``data-verdict`` the page's filters read, and the entry's anchor (a
+    restatement or an unjudged sentence is listed here only, with its reason); its last cell
+    links to where the chapter shows it (:func:`claim_href`).
     """
     parts = [
-        "| seed | claim | their figure | ours | verdict | chapter |",
-        "|:--|:--|:--|:--|:--|:--|",
+        "| seed | claim | their figure | ours | verdict | why | chapter |",
+        "|:--|:--|:--|:--|:--|:--|:--|",
     ]
     for c in sorted(claims(), key=seed_order):
         tag = (
             f'<span class="errata-row" data-claim="{c.id}" data-seed="{c.seed}" '
             f'data-chapter="{c.chapter}" data-verdict="{c.verdict.value}"></span>'
         )
-        link = f'<a class="errata-link" href="{c.chapter}.html#{quote(c.anchor())}">{c.chapter}</a>'
+        anchor = "" if c.in_chapter_table else f'<span id="{c.anchor()}"></span>'
+        link = f'<a class="errata-link" href="{claim_href(c)}">{c.chapter}</a>'
         parts.append(
-            f"| {tag}{c.seed} {c.section} | {c.claim} | {c.seed_figure} | {c.our_figure()} "
-            f"| {c.verdict.badge()} | {link} |"
+            f"| {tag}{anchor}{c.seed} {c.section} | {c.claim} | {c.seed_figure} "
+            f"| {c.our_figure()} | {c.verdict.badge()} | {linked_reason(c)} | {link} |"
         )
     return "\n".join(parts)

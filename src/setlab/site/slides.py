@@ -222,10 +222,11 @@ def deck(
         f'<p class="small">Each row: the seed\'s figure, ours, and the verdict; '
         f"the reasons are in the verdict table of {chapter_link}.</p>"
     )
-    for i in range(0, len(claims), CLAIMS_PER_SLIDE):
-        part = claims[i : i + CLAIMS_PER_SLIDE]
+    shown = [c for c in claims if c.in_chapter_table]  # what the page's table lists
+    for i in range(0, len(shown), CLAIMS_PER_SLIDE):
+        part = shown[i : i + CLAIMS_PER_SLIDE]
         slides.append(
-            f"<h3>Verdicts {i // CLAIMS_PER_SLIDE + 1}/{-(-len(claims) // CLAIMS_PER_SLIDE)}"
+            f"<h3>Verdicts {i // CLAIMS_PER_SLIDE + 1}/{-(-len(shown) // CLAIMS_PER_SLIDE)}"
             f"</h3>{_verdict_rows(part, inline)}"
         )
     slides.append(_bullets("Key points", [inline(p) for p in _items(points)]))

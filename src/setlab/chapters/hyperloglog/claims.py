@@ -13,8 +13,9 @@ def register(figures: Figures) -> None:
         "12KB fixed",
         "{hll-register-bytes} of registers in a {hll-alloc} allocation (MEMORY USAGE {hll-dense}); "
         "{hll-100} at 100 readers",
-        Verdict.IMPRECISE,
-        "12 KB is the dense register array; jemalloc hands out 14 KiB for it, and below "
+        Verdict.DEPENDS,
+        "On the count: fixed at 12 KB of registers (a 14 KiB allocation, within tolerance) once "
+        "the key is dense, but below "
         "{hll-dense-at} "
         "distinct elements the sparse encoding is far smaller.")  # fmt: skip
     figures.claim("003-hll-1pct", "003", "selection table",

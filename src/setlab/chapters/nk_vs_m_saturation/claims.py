@@ -58,8 +58,10 @@ def register(figures: Figures) -> None:
         "2^16 = 65525 containers (and later 65535).",
         "65525 / 65535",
         "2^16 = {nk-2-16}",
-        Verdict.WRONG,
-        "A typo, twice: 2^16 is {nk-2-16}; the per-container load uses the right value.",
+        Verdict.CORRECT,
+        "A typo, twice: 2^16 is {nk-2-16}. Off by 11 and by 1 of 65,536, it changes no "
+        "conclusion, and the seed's per-container load uses the right value (as 65535 does "
+        "below).",
     )  # fmt: skip
     figures.claim(
         "002-3w-per-container", "002", "§6",
@@ -121,16 +123,17 @@ def register(figures: Figures) -> None:
         "2^16 = {nk-2-16}",
         Verdict.CORRECT,
         "The conclusion holds (at the plan's load each container is overfilled, "
-        "002-container-arith); the count is off by one, which changes nothing — unlike the "
-        "§6 figure 65525 (002-2-16-65525, wrong), which is off by eleven.",
+        "002-container-arith); the count is off by one, which changes nothing, as the §6 figure "
+        "65525 (002-2-16-65525) is off by eleven.",
     )  # fmt: skip
     figures.claim(
         "002-fix-verified", "002", "§7",
         "2^17 containers with 10 hashes give 0.1%, as the formula says and a test verified.",
         "0.1%",
         "{nk-fix-8e8} at the real 8 × 10^8; {nk-fix-2e9} at the planned 2 × 10^9",
-        Verdict.DEPENDS,
-        "Right for the load tested, wrong for the load the layout was planned for.",
+        Verdict.WRONG,
+        "At neither load the seed names: the real one gives {nk-fix-8e8} and the planned one "
+        "{nk-fix-2e9}, each more than ten times off; 0.1% holds only for a load between them.",
     )  # fmt: skip
     figures.claim(
         "002-6w-keys", "002", "§8",

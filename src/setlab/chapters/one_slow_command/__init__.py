@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from setlab.chapters.one_slow_command import claims
 from setlab.core.units import format_bytes, format_duration
+from setlab.lab.housekeeping import EVICTION_LIMIT, SMALL_KEYS, HousekeepingReference
 from setlab.lab.reference import Measurement, beside
 from setlab.lab.stalls import (
     DeleteRow,
@@ -59,10 +60,27 @@ def _top() -> StallRow:
 
 
 FIGURES.add("osc-source", lambda: reference().run.label)
-FIGURES.add("osc-top-setbit", lambda: _ms(_top().setbit_ms))
-FIGURES.add("osc-top-worst", lambda: _ms(_top().max_ms))
+#: what the stall sweep's timings measure (one quantity, one value: Figures.add's ``quantity``)
+_STALL = "| stall sweep, one run"
+FIGURES.add(
+    "osc-top-setbit",
+    lambda: _ms(_top().setbit_ms),
+    quantity=f"first SETBIT at offset {bitmap.MAX_OFFSET:,} | its client's round trip {_STALL}",
+)
+FIGURES.add(
+    "osc-top-worst",
+    lambda: _ms(_top().max_ms),
+    quantity=f"worst GET behind a first SETBIT at offset {bitmap.MAX_OFFSET:,} | round trip "
+    f"{_STALL}",
+)
 FIGURES.add("osc-p50", lambda: _ms(_top().p50_ms))
-FIGURES.add("osc-seed-setbit", lambda: _ms(reference().stall(SEED_OFFSET).setbit_ms))
+FIGURES.add(
+    "osc-seed-setbit",
+    lambda: _ms(reference().stall(SEED_OFFSET).setbit_ms),
+    quantity=f"first SETBIT at offset {SEED_OFFSET:,} | its client's round trip {_STALL}",
+)
+#: seed 000 §5.1's lower bound (2 s) over the reference run's first SETBIT at its offset
+FIGURES.add("osc-seed-ratio", lambda: f"{2e3 / reference().stall(SEED_OFFSET).setbit_ms:.0f}")
 FIGURES.add("osc-seed-offset", lambda: f"{SEED_OFFSET:,}")
 
 # -- figures: DEL vs UNLINK --------------------------------------------------------------------
@@ -116,18 +134,48 @@ FIGURES.add("osc-fork-key", lambda: format_bytes(reference().forks[-1].big_key_b
 
 # -- figures: the rest of seed 000 §3.2/§5 and seed 002 §8 ----------------------------------------
 
-#: Reference rows nearest seed 000 §3.2's offsets (10^6, 10^8, 10^9, 2.14 × 10^9, 4.29 × 10^9).
-TIME_COLUMN_OFFSETS = (2**20, 2**28, 2**30, 2**31, 2**32 - 1)
 #: Seed 000 §5.2's three example keys.
 SEED_000_EXAMPLE_KEYS = ("collect:bit:1:10086", "collect:bit:1:10087", "collect:bit:2:10086")
 
 
-def _time_column() -> str:
-    rows = (reference().stall(o) for o in TIME_COLUMN_OFFSETS)
-    return "; ".join(f"{r.offset:,}: {_ms(r.setbit_ms)}" for r in rows)
+# -- figures: eviction, AOF rewrite and full sync (seed 000 §5.4) ------------------------------
 
 
-FIGURES.add("osc-time-column", _time_column)
+@cache
+def housekeeping() -> HousekeepingReference:
+    """The stored run of the housekeeping experiments (read once)."""
+    return HousekeepingReference.load()
+
+
+def _evicted(policy: str) -> str:
+    row = housekeeping().policy(policy)
+    big = "and the big key too" if not row.big_key_left else "the big key kept"
+    return f"{SMALL_KEYS - row.small_keys_left:,} of {SMALL_KEYS:,} small keys evicted, {big}"
+
+
+def _layout_times(field: str) -> str:
+    one, spread = housekeeping().layouts
+    return (
+        f"{format_duration(getattr(one, field))} for one {format_bytes(one.payload_bytes)} key, "
+        f"{format_duration(getattr(spread, field))} for the same bytes in {spread.keys:,} keys"
+    )
+
+
+FIGURES.add("osc-hk-source", lambda: housekeeping().run.label)
+FIGURES.add("osc-hk-limit", lambda: format_bytes(EVICTION_LIMIT))
+FIGURES.add(
+    "osc-evict-default",
+    lambda: (
+        f"no key evicted; the SETBIT runs (used_memory "
+        f"{format_bytes(housekeeping().policy('noeviction').used_memory_after)}), then every write "
+        "fails: OOM command not allowed"
+    ),
+)
+FIGURES.add("osc-evict-lru", lambda: _evicted("allkeys-lru"))
+FIGURES.add("osc-evict-lfu", lambda: _evicted("allkeys-lfu"))
+FIGURES.add("osc-aof-times", lambda: _layout_times("aof_rewrite_s"))
+FIGURES.add("osc-sync-times", lambda: _layout_times("full_sync_s"))
+
 FIGURES.add("osc-2-31-mem", lambda: format_bytes(bitmap.first_setbit_memory_usage(2**31)))
 FIGURES.add(
     "osc-example-slots",

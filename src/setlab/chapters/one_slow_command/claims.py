@@ -12,33 +12,23 @@ maxmemory and seed 002's "the keyspace is a dict" get an entry marked
 
 from __future__ import annotations
 
-from setlab.render.claims import NO_FIGURE, Figures, Verdict
+from setlab.render.claims import Figures, Verdict
 
 
 def register(figures: Figures) -> None:
     """Register this chapter's claims on its ``FIGURES``, in seed order (called once, at the
     end of :mod:`setlab.chapters.one_slow_command`)."""
     figures.claim(
-        "000-alloc-time-column", "000", "§3.2",
-        "A first SETBIT takes ms at offset 10^6, hundreds of ms at 10^8, seconds at 10^9, several "
-        "seconds at 2.14 × 10^9 and risks a timeout at 4.29 × 10^9.",
-        "ms / 100s of ms / s / several s / timeout",
-        "{osc-time-column} inside Redis",
-        Verdict.DEPENDS,
-        "On the reference machine each row is an order of magnitude or more below the seed's; a "
-        "slow "
-        "or memory-starved host may reach seconds ({osc-source}).",
-        also=("setbit-offset",),
-    )  # fmt: skip
-    figures.claim(
         "000-single-thread", "000", "§5.1",
         "Redis runs commands on one thread, one after another.",
         "single-threaded, serial",
-        "worst GET {osc-top-worst} behind a {osc-top-setbit} SETBIT ({osc-source})",
+        "worst GET {osc-top-worst} behind a SETBIT its client timed at {osc-top-setbit} "
+        "({osc-source})",
         Verdict.CORRECT,
         "Commands execute one at a time on the main thread (I/O threads and background frees "
         "aside), which is why the GET waits out the SETBIT; restates the cause behind "
         "000-node-blocked.",
+        group="000-one-thread",
     )  # fmt: skip
     figures.claim(
         "000-setbit-2-31-256mb", "000", "§5.1",
@@ -53,18 +43,20 @@ def register(figures: Figures) -> None:
         "000-node-blocked", "000", "§5.1",
         "While the big SETBIT runs, the node answers no other request.",
         "all clients wait",
-        "worst GET {osc-top-worst} behind a {osc-top-setbit} SETBIT",
+        "worst GET {osc-top-worst} behind a SETBIT its client timed at {osc-top-setbit}",
         Verdict.CORRECT,
         "Other clients' worst latency equals the slow command's duration at every size.",
+        group="000-one-thread",
     )  # fmt: skip
     figures.claim(
         "000-setbit-2e9-2-5s", "000", "§5.1",
         "A first SETBIT at offset 2,147,483,648 (256 MB) takes 2–5 seconds.",
         "2–5 s",
-        "{osc-seed-setbit}",
-        Verdict.DEPENDS,
-        "Zeroing 256 MiB takes well under a second on the reference machine; seconds need "
-        "a slower or memory-starved host.",
+        "{osc-seed-setbit}, timed by its client ({osc-source})",
+        Verdict.WRONG,
+        "The seed's lower bound is {osc-seed-ratio}× the reference write: zeroing 256 MiB takes "
+        "a tenth of a second, and seconds need a host an order of magnitude slower, which the "
+        "seed does not describe.",
     )  # fmt: skip
     figures.claim(
         "000-example-slots", "000", "§5.2",
@@ -79,8 +71,10 @@ def register(figures: Figures) -> None:
         "A viral post sends every SETBIT to one key, so one node, while the others idle.",
         "one node takes the load",
         "busiest of 3 nodes: {osc-bitmap-hot} of the SETBITs",
-        Verdict.CORRECT,
-        "Under a Zipf(1.1) like workload the hottest post alone is a fifth of all likes.",
+        Verdict.IMPRECISE,
+        "One node takes the most, not all: the busiest of three serves {osc-bitmap-hot} of the "
+        "SETBITs under a Zipf(1.1) like workload, where the hottest post alone is a fifth of all "
+        "likes; the others keep serving their share.",
     )  # fmt: skip
     figures.claim(
         "000-hot-node-256mb", "000", "§5.2",
@@ -124,29 +118,43 @@ def register(figures: Figures) -> None:
         "Big keys make fork() for RDB snapshots take longer.",
         "fork slower",
         "{osc-fork-none} → {osc-fork-big} with a {osc-fork-key} key",
-        Verdict.CORRECT,
-        "Fork copies page tables, so it grows with used memory, but it is milliseconds per GiB.",
+        Verdict.OTHER_REASON,
+        "Longer with more bytes, not with one key: fork copies page tables, so it grows with used "
+        "memory however the keys hold it, and it is milliseconds per GiB (as an AOF rewrite and a "
+        "full sync below).",
     )  # fmt: skip
     figures.claim(
         "000-aof-rewrite", "000", "§5.4",
         "AOF rewrite: a big key makes the rewrite take longer.",
-        "longer AOF rewrite", NO_FIGURE, Verdict.NOT_JUDGED,
-        "Not measured: the lab's servers run without AOF; a rewrite writes every byte of the "
-        "dataset, the same proportionality 000-fork-big-key measures for RDB.",
+        "longer AOF rewrite",
+        "BGREWRITEAOF: {osc-aof-times} ({osc-hk-source})",
+        Verdict.OTHER_REASON,
+        "Longer with more bytes, as any dataset: the rewrite writes every byte (the same "
+        "proportionality 000-fork-big-key measures for RDB), and one big key is no slower than "
+        "the same bytes in many keys.",
+        group="000-housekeeping",
     )  # fmt: skip
     figures.claim(
         "000-replica-full-sync", "000", "§5.4",
         "Replication: a full sync of a big key takes long and the replica stays 'loading'.",
-        "long full sync", NO_FIGURE, Verdict.NOT_JUDGED,
-        "Not measured: the lab runs no replicas; a full sync ships the RDB, so its time follows "
-        "the dataset's bytes, not whether they sit in one key.",
+        "long full sync",
+        "REPLICAOF to a fresh replica: {osc-sync-times} ({osc-hk-source})",
+        Verdict.OTHER_REASON,
+        "A full sync ships the dataset, so its time follows the bytes, not whether they sit in "
+        "one key; on one machine the network is free, so a real link adds its own time to both.",
+        group="000-housekeeping",
     )  # fmt: skip
     figures.claim(
         "000-maxmemory-eviction", "000", "§5.4",
         "maxmemory: one key of hundreds of MB may make the eviction policy drop other keys.",
-        "other keys evicted", NO_FIGURE, Verdict.NOT_JUDGED,
-        "A policy remark without a figure: which keys an LRU/LFU policy evicts depends on the "
-        "workload, not on the big key's size alone.",
+        "other keys evicted",
+        "over a {osc-hk-limit} limit: default policy, {osc-evict-default}; allkeys-lru, "
+        "{osc-evict-lru}; allkeys-lfu, {osc-evict-lfu} ({osc-hk-source})",
+        Verdict.DEPENDS,
+        "On the policy: Redis's default, noeviction, drops nothing and refuses every later write "
+        "instead (the outage is writes, not lost keys); a cache's LRU or LFU policy drops other "
+        "keys, and the big key too.",
+        group="000-housekeeping",
     )  # fmt: skip
     figures.claim(
         "000-sadd-ms", "000", "§5.5",
@@ -161,15 +169,18 @@ def register(figures: Figures) -> None:
         "The String + Set design's user-keyed keys spread naturally over the slots.",
         "no skew",
         "SADD busiest node {osc-sadd-hot}, INCR busiest node {osc-incr-hot}",
-        Verdict.IMPRECISE,
-        "The SADDs spread, but the design's content-keyed counter keeps the hot key.",
+        Verdict.CORRECT,
+        "The user-keyed SADDs spread (an even split is a third a node); the design's "
+        "content-keyed INCR counter does not, but this sentence is about the user keys.",
     )  # fmt: skip
     figures.claim(
         "002-keyspace-dict-o1", "002", "§8",
         "Redis keeps every key in one dictionary, so looking a key up is O(1).",
-        "O(1)", NO_FIGURE, Verdict.NOT_JUDGED,
-        "Textbook (dict.c, a hashed lookup) and not in dispute; the book measures what does "
-        "grow with the key count: KEYS (000-keys-blocks) and fork (000-fork-big-key).",
+        "O(1)",
+        "O(1): GET per Redis's command docs, one hashed lookup",
+        Verdict.CORRECT,
+        "A key is found by its hash in the keyspace's dictionary, whatever the key count; what "
+        "does grow with the key count is KEYS (000-keys-blocks) and fork (000-fork-big-key).",
     )  # fmt: skip
     figures.claim(
         "002-rdb-two-threads", "002", "§8",

@@ -311,8 +311,16 @@ def _set_usage(count: int) -> str:
 
 
 FIGURES.add("rsm-viral-set", lambda: _set_usage(SEED_000_VIRAL))
-FIGURES.add("rsm-user-sets", lambda: " / ".join(_set_usage(n) for n in SEED_000_USER_LIKES))
+FIGURES.add(
+    "rsm-user-sets",
+    lambda: " / ".join(_set_usage(n) for n in SEED_000_USER_LIKES),
+    quantity=f"MEMORY USAGE of Sets of {' / '.join(map(str, SEED_000_USER_LIKES))} like IDs "
+    f"under {SEED_000_USER_KEY}",
+)
 FIGURES.add("rsm-1e4-dense-bitmap", lambda: format_bytes(bitmap.first_setbit_memory_usage(9_999)))
+FIGURES.add(
+    "rsm-hashed-bitmap", lambda: format_bytes(bitmap.first_setbit_memory_usage(bitmap.MAX_OFFSET))
+)
 
 
 # -- what this run measured, in words (for the page's live- glue) -------------------------------

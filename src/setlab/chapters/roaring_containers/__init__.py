@@ -143,11 +143,6 @@ def _sparse_mb() -> str:
     return format_bytes_si(_sparse().serialized_bytes)
 
 
-@FIGURES.figure("rc-sparse-bytes")
-def _sparse_bytes() -> str:
-    return format_bytes(_sparse().serialized_bytes)
-
-
 @FIGURES.figure("rc-sparse-per")
 def _sparse_per() -> str:
     return f"{_sparse().serialized_bytes / _sparse().values:.2f} bytes"

@@ -152,7 +152,7 @@ def register(figures: Figures) -> None:
         "1.2 × 10^8 random IDs over 2^32: ~1,830 a chunk, array containers, 240 MB, more than the "
         "Bloom filter's 137 MiB.",
         "240 MB > 137 MiB",
-        "{rc-sparse} ({rc-sparse-bytes}) vs {rc-bloom}",
+        "{rc-sparse} vs {rc-bloom}",
         Verdict.CORRECT,
         "Two bytes a value plus 8 bytes a container; runs do not help random IDs.",
     )  # fmt: skip

@@ -113,10 +113,40 @@ def _ratio_max() -> str:
 # -- figures: the reference run ----------------------------------------------------------------
 
 FIGURES.add("sb-source", lambda: reference().run.label)
+#: what the SETBIT timings measure (one quantity, one value: Figures.add's ``quantity``)
+_SWEEP = "inside Redis (SLOWLOG) | median of the first-write sweep"
 FIGURES.add(
-    "sb-first-ms", lambda: format_duration(reference().median(SEED_INCIDENT_OFFSET).server_s)
+    "sb-first-ms",
+    lambda: format_duration(reference().median(SEED_INCIDENT_OFFSET).server_s),
+    quantity=f"first SETBIT at offset {SEED_INCIDENT_OFFSET:,} | {_SWEEP}",
 )
-FIGURES.add("sb-max-ms", lambda: format_duration(_top().server_s))
+FIGURES.add(
+    "sb-max-ms",
+    lambda: format_duration(_top().server_s),
+    quantity=f"first SETBIT at offset {bitmap.MAX_OFFSET:,} | {_SWEEP}",
+)
+#: seed 000 §3.2's offsets: 10^6, 10^8, 10^9, 2.14 × 10^9 (2^31) and 4.29 × 10^9 (2^32 − 1)
+SEED_TIME_COLUMN_OFFSETS = (10**6, 10**8, 10**9, 2**31, bitmap.MAX_OFFSET)
+FIGURES.add(
+    "sb-time-column",
+    lambda: " / ".join(
+        format_duration(reference().median(o).server_s) for o in SEED_TIME_COLUMN_OFFSETS
+    ),
+)
+
+
+@FIGURES.figure("sb-time-column-ratio")
+def _time_column_ratio() -> str:
+    """How many times the seed's lower bound for each of its first four rows (1 ms, 100 ms,
+    1 s, 2 s) exceeds the reference median at that offset: the smallest and the largest."""
+    seed_low = (1e-3, 0.1, 1.0, 2.0)
+    ratios = [
+        low / reference().median(o).server_s
+        for low, o in zip(seed_low, SEED_TIME_COLUMN_OFFSETS, strict=False)
+    ]
+    return f"{min(ratios):.0f}× to {max(ratios):.0f}×"
+
+
 FIGURES.add("sb-max-second", lambda: format_duration(_top().second_s))
 FIGURES.add("sb-ms-per-gib", lambda: format_duration(_median_per_gib()))
 
@@ -164,8 +194,14 @@ def _step_time(step: int) -> str:
 
 
 FIGURES.add("sb-seq-source", _sequence_run_label)
+FIGURES.add("sb-seq-1-ratio", lambda: f"{1.5 / (_sequence()[0].server_us / 1e6):.0f}")
 for _step in (1, 2, 3):
-    FIGURES.add(f"sb-seq-{_step}-time", lambda i=_step: _step_time(i))
+    FIGURES.add(
+        f"sb-seq-{_step}-time",
+        lambda i=_step: _step_time(i),
+        quantity=f"SETBIT {_step} of seed 000's sequence (offset {SEED_000_SEQUENCE[_step - 1]:,}) "
+        "| inside Redis (SLOWLOG) | median of the sequence replay",
+    )
     FIGURES.add(
         f"sb-seq-{_step}-mem",
         lambda i=_step: format_bytes(bitmap.bitmap_memory_usage(SEED_000_SEQUENCE[:i])),
@@ -202,7 +238,12 @@ def sequence_table(measured: Measurement[list[SequenceStep]]) -> str:
     return "\n".join(lines)
 
 
-FIGURES.add("sb-stall-worst", lambda: format_duration(_timeline().worst_ms / 1e3))
+FIGURES.add(
+    "sb-stall-worst",
+    lambda: format_duration(_timeline().worst_ms / 1e3),
+    quantity=f"worst GET behind a first SETBIT at offset {bitmap.MAX_OFFSET:,} | round trip "
+    "| stall timeline",
+)
 FIGURES.add("sb-stall-median", lambda: format_duration(_timeline().median_ms / 1e3))
 FIGURES.add("sb-stall-ratio", lambda: f"{_timeline().worst_ms / _timeline().median_ms:,.0f}")
 

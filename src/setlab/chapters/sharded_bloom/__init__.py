@@ -24,6 +24,7 @@ from setlab.lab.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
 from setlab.lab.full_scale import FullScaleReference
 from setlab.lab.mass_insertion import MassInsertionReference, PipeRow
 from setlab.lab.peers import PeerRow, PeersReference
+from setlab.lab.phpredis import PhpredisReference
 from setlab.models import bitmap, bloom, packed_bloom
 from setlab.models.seeds import SEED_002_BITS, SEED_002_FIX_CONTAINERS, SEED_002_FIX_K
 from setlab.models.seeds import SEED_002_ITEMS as SEED_002_REAL
@@ -216,6 +217,18 @@ def seed_002_rate() -> float:
 
 
 # -- figures --------------------------------------------------------------------------------------
+
+
+def _php_mode(name: str) -> str:
+    row = PhpredisReference.load().mode(name)
+    sent = "MULTI … EXEC around them" if row.transaction else "no MULTI, no EXEC"
+    return f"{name}: {sent}"
+
+
+FIGURES.add("sb-php-default", lambda: _php_mode("default"))
+FIGURES.add("sb-php-pipeline", lambda: _php_mode("Redis::PIPELINE"))
+FIGURES.add("sb-php-source", lambda: PhpredisReference.load().run.label)
+FIGURES.add("sb-php-version", lambda: PhpredisReference.load().phpredis)
 
 FIGURES.add("sb-mean-load", lambda: format_count(shard_spread().mean_load))
 FIGURES.add("sb-worst-load", lambda: format_count(shard_spread().worst_load))

@@ -50,9 +50,12 @@ def register(figures: Figures) -> None:
     figures.claim(
         "002-phpredis-multi-mode", "002", "§9",
         "phpredis's $redis->multi() has two modes and defaults to Redis::MULTI.",
-        "Redis::MULTI by default", NO_FIGURE, Verdict.NOT_JUDGED,
-        "A client library's API the lab cannot run (PHP); no Redis figure in it. What the two "
-        "modes cost on the wire is 002-pipeline-50x.",
+        "Redis::MULTI by default",
+        "the server saw, for one SET and one INCR: {sb-php-default}; {sb-php-pipeline} "
+        "(phpredis {sb-php-version}, {sb-php-source})",
+        Verdict.CORRECT,
+        "Two modes, and the default is the transaction: every multi() without an argument wraps "
+        "its commands in MULTI/EXEC. What the two modes cost on the wire is 002-pipeline-50x.",
     )  # fmt: skip
     figures.claim(
         "002-multi-saves-round-trips", "002", "§9",

@@ -192,7 +192,12 @@ def live_likes_check(measurement: Measurement[LikesCheck]) -> str:
 
 # -- figures -----------------------------------------------------------------------------------
 
-FIGURES.add("sps-set-300", lambda: format_bytes(_sample_set()[0]))
+FIGURES.add(
+    "sps-set-300",
+    lambda: format_bytes(_sample_set()[0]),
+    quantity="MEMORY USAGE of a Set of 300 like IDs under the page's sample key",
+)
+FIGURES.add("sps-user-key", sample_user_key)
 FIGURES.add(
     "sps-per-like", lambda: f"{(_sample_set()[0] - _sample_set()[1]) / (SAMPLE_LIKES - 1):.1f} B"
 )

@@ -10,7 +10,7 @@ row an entry marked :attr:`~setlab.render.claims.Verdict.NOT_JUDGED`, with the r
 
 from __future__ import annotations
 
-from setlab.render.claims import NO_FIGURE, Figures, Verdict
+from setlab.render.claims import Figures, Verdict
 
 
 def register(figures: Figures) -> None:
@@ -58,8 +58,10 @@ def register(figures: Figures) -> None:
         "For 100 million users the bitmap costs about 12 MB.",
         "~12 MB",
         "{sps-1e8-bitmap} with dense ids, {sps-bitmap-hashed} with hashed",
-        Verdict.IMPRECISE,
-        "True only for dense user ids; the seed's own hashed offsets make it 640 MiB per post.",
+        Verdict.WRONG,
+        "True only for dense user ids; the seed's own design hashes them over 2^32, where one "
+        "post's key costs {sps-bitmap-hashed}, more than an order of magnitude above the seed's "
+        "figure (as for 10^4 users).",
         also=("redis-set-memory",),
     )  # fmt: skip
     figures.claim(
@@ -81,9 +83,11 @@ def register(figures: Figures) -> None:
     figures.claim(
         "000-counter-complexity", "000", "§7.5",
         "Counting: HGET is O(1) for the bitmap design, INCR/GET O(1) for the Set design.",
-        "O(1) / O(1)", NO_FIGURE, Verdict.NOT_JUDGED,
-        "Textbook complexities of HGET, INCR and GET, not in dispute; the counter's real "
-        "problem, the hot key, is 000-set-spreads.",
+        "O(1) / O(1)",
+        "O(1) each: HGET, INCR and GET per Redis's command docs",
+        Verdict.CORRECT,
+        "Each touches one field of one key; the counter's real problem is not its complexity but "
+        "the hot key (000-set-spreads).",
     )  # fmt: skip
     figures.claim(
         "000-sadd-atomic", "000", "§7.5",
