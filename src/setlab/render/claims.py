@@ -311,9 +311,9 @@ class Figures:
 def table_markdown(selected: Iterable[Claim], reason: Callable[[Claim], str] = Claim.reason) -> str:
     """A chapter's verdict table: seed and section, claim, their figure, ours, verdict, why.
 
-    Claims of one :attr:`Claim.group` share a row (at the first one's place), a line each in
-    every cell; a reason they share is written once. ``reason`` renders a claim's reason (the
-    registry links the entries a reason names)."""
+    Claims of one :attr:`Claim.group` share a row (at the first one's place), a numbered line
+    each in every cell; a reason they all share is written once. ``reason`` renders a claim's
+    reason (the registry links the entries a reason names)."""
     rows: list[list[Claim]] = []
     where: dict[str, list[Claim]] = {}
     for c in selected:
@@ -330,12 +330,19 @@ def table_markdown(selected: Iterable[Claim], reason: Callable[[Claim], str] = C
     for row in rows:
         anchors = "".join(f'<span id="{c.anchor()}"></span>' for c in row)
         sections = " ".join(dict.fromkeys(c.section for c in row))
-        reasons = "<br>".join(dict.fromkeys(reason(c) for c in row))
+        # a group's lines are numbered in every cell: cells wrap differently, so the numbers
+        # are what pairs a claim with its figures and verdict
+        mark = [f"({i}) " if len(row) > 1 else "" for i in range(1, len(row) + 1)]
+
+        def cell(texts: list[str], mark: list[str] = mark) -> str:
+            return "<br>".join(m + t for m, t in zip(mark, texts, strict=True))
+
+        reasons = [reason(c) for c in row]
+        why = reasons[0] if len(set(reasons)) == 1 else cell(reasons)
         lines.append(
-            f"| {anchors}{row[0].seed} {sections} | {'<br>'.join(c.claim for c in row)} "
-            f"| {'<br>'.join(c.seed_figure for c in row)} "
-            f"| {'<br>'.join(c.our_figure() for c in row)} "
-            f"| {'<br>'.join(c.verdict.badge() for c in row)} | {reasons} |"
+            f"| {anchors}{row[0].seed} {sections} | {cell([c.claim for c in row])} "
+            f"| {cell([c.seed_figure for c in row])} | {cell([c.our_figure() for c in row])} "
+            f"| {cell([c.verdict.badge() for c in row])} | {why} |"
         )
     return "\n".join(lines)
 

@@ -127,12 +127,17 @@ def verdict_table(chapter: str) -> str:
     )
 
 
+@cache
+def _by_id() -> dict[str, Claim]:
+    return {c.id: c for c in _all()}
+
+
 def claim_href(c: Claim) -> str:
     """Where a reader finds an entry: its row in its chapter's verdict table, the row of the
     first entry it restates, or else its row in the errata (``errata.html#<anchor>``)."""
     if c.in_chapter_table:
         return f"{c.chapter}.html#{quote(c.anchor())}"
-    by_id = {x.id: x for x in _all()}
+    by_id = _by_id()
     for restated in c.restates:
         if restated in by_id and by_id[restated].in_chapter_table:
             return claim_href(by_id[restated])
@@ -142,7 +147,7 @@ def claim_href(c: Claim) -> str:
 def linked_reason(c: Claim) -> str:
     """:meth:`Claim.reason` with every registry id it names made a link to where that entry
     is shown, its text the seed's section and figure (no raw id reaches the reader)."""
-    by_id = {x.id: x for x in _all()}
+    by_id = _by_id()
 
     def link(match: re.Match[str]) -> str:
         found = by_id.get(match.group(0))
