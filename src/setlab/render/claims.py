@@ -137,7 +137,7 @@ class Claim:
         colon when it begins "Restates" (another sentence saying what a judged one says)."""
         if not self.why.startswith("Restates "):
             return ()
-        return tuple(CLAIM_ID.findall(self.why.split(":", 1)[0]))
+        return tuple(CLAIM_ID.findall(_SLOT.sub("", self.why.split(":", 1)[0])))
 
     @property
     def in_chapter_table(self) -> bool:

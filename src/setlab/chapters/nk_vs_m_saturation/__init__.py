@@ -22,6 +22,7 @@ from setlab.core.units import format_bytes, format_count
 from setlab.lab.redisbloom_full_scale import FullScale003, FullScaleRow
 from setlab.models import bloom, bloom_sim
 from setlab.models.bloom import LN2, format_rate
+from setlab.models.redisbloom import ChainLayout
 from setlab.models.seeds import (
     SEED_002_BITS,
     SEED_002_FIX_CONTAINERS,
@@ -210,9 +211,28 @@ FIGURES.add("nk-003-p", lambda: format_rate(seed_003_sizing().achieved_fpr))
 # with 1.2 × 10^8 items (reference run of reference/measure_full_scale_003.py)
 FIGURES.add("nk-003-measured", lambda: format_bytes(_full_003().info_size, 4))
 FIGURES.add("nk-003-measured-fpr", lambda: format_rate(_full_003().fpr_measured))
+# what the seed's BF.RESERVE 0.01 1.2e8 allocates with the module's default expansion: its first
+# sub-filter is built for half the rate (ERROR_TIGHTENING_RATIO), so it is bigger (model)
+FIGURES.add(
+    "nk-003-default",
+    lambda: format_bytes(ChainLayout(SEED_003_P, int(SEED_003_ITEMS)).memory(), 4),
+)
+FIGURES.add(
+    "nk-003-default-rate",
+    lambda: format_rate(ChainLayout(SEED_003_P, int(SEED_003_ITEMS)).sub_filter(0).error),
+)
 FIGURES.add("nk-003-lb", lambda: f"{bloom.bits_per_item_lower_bound(SEED_003_P):.2f}")
 FIGURES.add(
     "nk-003-over", lambda: format_rate(bloom.fpr(SEED_003_FILLED, overfill_bits(), SEED_003_K))
+)
+# the same overfill in RedisBloom with its defaults: the chain adds a sub-filter instead
+FIGURES.add(
+    "nk-003-over-default",
+    lambda: format_rate(ChainLayout(SEED_003_P, int(SEED_003_SIZED)).expected_fpr(SEED_003_FILLED)),
+)
+FIGURES.add(
+    "nk-003-over-default-filters",
+    lambda: str(ChainLayout(SEED_003_P, int(SEED_003_SIZED)).filters_for(int(SEED_003_FILLED))),
 )
 FIGURES.add("nk-003-over-sim", lambda: format_rate(overfill().simulated))
 FIGURES.add("nk-003-over-ratio", lambda: f"{overfill_bits() / SEED_003_FILLED:.2f}")
@@ -242,6 +262,10 @@ def _reserve_bits() -> int:
 FIGURES.add(
     "nk-reserve-over",
     lambda: format_rate(bloom.fpr(SEED_003_FILLED, _reserve_bits(), SEED_003_K)),
+)
+FIGURES.add(
+    "nk-reserve-over-default",
+    lambda: format_rate(ChainLayout(SEED_003_P, SEED_003_RESERVE).expected_fpr(SEED_003_FILLED)),
 )
 
 
