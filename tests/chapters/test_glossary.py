@@ -1,7 +1,8 @@
 """The glossary: every Chinese term is really in a seed; every chapter is really in the book.
 
-The seed texts are not part of the repository (they sit beside it, in ``../shared/seeds``, or
-wherever ``SETLAB_SEEDS`` points). Where they are absent the seed check is skipped, unless
+The seed texts are not part of the repository: the check reads them from the folder
+``SETLAB_SEEDS`` names (by default a ``shared/seeds`` folder beside the checkout's own). Where
+they are absent the seed check is skipped, unless
 ``SETLAB_REQUIRE_SEEDS=1`` (CI sets it), which turns the skip into a failure.
 """
 

@@ -16,8 +16,9 @@ checks both directions: every sentence has entries of its own, no entry belongs 
 sentences, and every registered claim is some sentence's entry or bears on one.
 
 Sections follow the registry's naming (``§3.2`` for seed 000's numbered sections, ``坑一`` for
-seed 003's headings, ``intro`` for text before the first heading). The seeds live outside the
-repository (``../shared/seeds``); the quotes here are what the book checks.
+seed 003's headings, ``intro`` for text before the first heading). The seed texts are not
+part of the repository; the quotes here are what the book checks (the tests compare them with
+the texts where ``SETLAB_SEEDS`` names their folder).
 """
 
 # ruff: noqa: E501 (the Chinese quotes count double width; a quote is not split mid-sentence)
