@@ -112,10 +112,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # in order, keeping three pending per worker (xdist.scheduler.loadscope._reschedule):
         # the first three go to three workers. What reads the embedded build goes last: handed
         # out early (stop 37), browser tests sat 167–303 s waiting for the build.
-        # The visits of every page (tests/browser/test_site.py, the longest) head that part.
+        # That part ends the run, so its longest tests head it (SITE_LONGEST): the worker that
+        # drew the last long one no longer ends 70 s after the others.
         rest = sorted(
             (item for item in items if item not in first),
-            key=lambda item: (_reads_site(item), not item.nodeid.startswith(VISITS)),
+            key=lambda item: (_reads_site(item), _site_rank(item)),
         )
         items[:] = first + rest
         return
@@ -129,7 +130,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = rest
 
 
-VISITS = "tests/browser/test_site.py::"
+#: The tests that read the embedded build and take longest, longest first (a cold run's seconds,
+#: stop 43): handed out first in their part, so the short ones fill the end of the run
+SITE_LONGEST = (
+    "tests/browser/test_site.py::",  # 158 s: every page visited in four views
+    "tests/site/test_notebooks.py::test_a_downloaded_chapter_runs_in_a_fresh_jupyter",  # 50 s
+    "tests/browser/test_jupyterlab.py::",  # 57 s, two tests
+    "tests/browser/test_widgets_filters_density_browser.py::test_screenshots",  # 37 s
+    "tests/browser/test_site_exercises.py::test_no_answer_is_visible",  # 26 s
+)
+
+
+def _site_rank(item: pytest.Item) -> int:
+    """Where ``item`` goes among the tests that read the embedded build (SITE_LONGEST)."""
+    ranks = (n for n, prefix in enumerate(SITE_LONGEST) if item.nodeid.startswith(prefix))
+    return next(ranks, len(SITE_LONGEST))
 
 
 def _reads_site(item: pytest.Item) -> bool:

@@ -188,7 +188,7 @@ def test_the_printed_modulus_is_29_and_a_modulo_is_many_to_one():
 def test_the_mean_offset_is_2_14_billion_only_for_the_meant_modulus():
     assert round((2**32 - 2) / 2 / 1e9, 2) == 2.15  # "about 2.14 billion"
     assert 2 ^ (32 - 1) < 2**32  # the printed code never gets there
-    assert _claim("000-uniform-mean-2e9").verdict is Verdict.DEPENDS
+    assert _claim("000-uniform-mean-2e9").verdict is Verdict.CORRECT  # §3.2 means 2^32 - 1
 
 
 @covers("000-19-digits-over-2-32", "000-64-vs-32-bits")

@@ -53,8 +53,8 @@ def test_snowflake_layout_and_typical_id():
     assert len(str(SEED_ID)) == 19 and 1.9e18 < SEED_ID < 2.1e18 and 60.5 < math.log2(SEED_ID) < 61
 
 
-def test_two_billion_times_is_the_range_not_real_ids():
-    assert _verdict("000-20yi-times") is Verdict.IMPRECISE
+def test_two_billion_times_is_right_for_the_range_it_names():
+    assert _verdict("000-20yi-times") is Verdict.CORRECT  # the sentence compares ranges
     assert 2**63 // 2**32 == 2**31  # about 2.1 billion: right for the whole range
     assert SEED_ID / 2**32 < 0.5e9  # the seed's own ID is four times closer
 
@@ -62,13 +62,14 @@ def test_two_billion_times_is_the_range_not_real_ids():
 def test_java_reads_2_xor_32_minus_1_as_29():
     assert _verdict("000-to-offset-range") is Verdict.WRONG
     assert (2 ^ 32 - 1) == 29  # Python ranks ^ below - exactly as Java does (JLS 15.18, 15.22)
-    assert _verdict("000-expected-offset") is Verdict.DEPENDS
+    assert _verdict("000-expected-offset") is Verdict.CORRECT  # §4.2 describes 2^32 - 1
     assert abs((2**32 - 2) / 2 - 2.14e9) < 0.01e9  # right for the modulus the seed meant
+    assert abs((2**32 - 2) / 2 / 8 / 2**20 - 256) < 0.01  # MiB of that offset's string
     assert 28 // 8 + 1 == 4  # as printed: offsets 0 … 28, a 4-byte string
 
 
 def test_math_abs_of_long_min_value_leaves_a_negative_offset():
-    assert _verdict("000-uniform-offsets") is Verdict.IMPRECISE
+    assert _verdict("000-uniform-offsets") is Verdict.CORRECT  # off in one hash of 2^64
     java_abs_min = -(2**63)  # Math.abs(Long.MIN_VALUE) overflows back to itself
     java_rem = -((-java_abs_min) % (2**32 - 1))  # Java's % keeps the dividend's sign
     assert java_rem < 0

@@ -63,6 +63,14 @@ def test_every_one_worker_module_exists():
     assert [m for m in sorted(conftest.ONE_WORKER) if not (ROOT / m).is_file()] == []
 
 
+def test_every_long_site_test_exists():
+    """A renamed test would silently fall back to collection order."""
+    for prefix in conftest.SITE_LONGEST:
+        module, _, name = prefix.partition("::")
+        assert (ROOT / module).is_file(), prefix
+        assert f"def {name}" in (ROOT / module).read_text(), prefix
+
+
 def test_a_one_worker_module_goes_to_one_worker_and_the_rest_one_test_at_a_time(loadgroup):
     module = sorted(conftest.ONE_WORKER)[0]
     collection = [f"tests/a.py::test_{n}" for n in range(3)]
@@ -101,20 +109,24 @@ def test_under_loadgroup_the_first_ones_head_the_queue_and_what_reads_the_build_
         monkeypatch.setattr(loadgroup.option, "dist", "no")
         monkeypatch.setattr(loadgroup.option, "loadgroup", True, raising=False)
     first = [p + ("test_first" if p.endswith("::") else "") for p in conftest.FIRST]
-    visits = conftest.VISITS + "test_pages"
+    visits = conftest.SITE_LONGEST[0] + "test_pages"
+    second = conftest.SITE_LONGEST[1] + "_with_its_wheel"
     items = [Item(f"tests/x.py::test_{n}") for n in range(10)]
     items += [
         Item("tests/browser/y.py::test_reads", ["fake_book_html"]),
+        Item(second, ["fake_book_html"]),
         Item(visits, ["fake_book_html"]),
     ]
     items += [Item("tests/browser/z.py::test_marked", marks={"site"}), Item("tests/x.py::test_z")]
     items += [Item(nodeid) for nodeid in first]
     conftest.pytest_collection_modifyitems(loadgroup, items)
     assert [item.nodeid for item in items[: len(first)]] == first
-    assert [item.nodeid for item in items[-3:]] == [
+    # what reads the build ends the run, its longest tests first (SITE_LONGEST's order)
+    assert [item.nodeid for item in items[-4:]] == [
         visits,
+        second,
         "tests/browser/y.py::test_reads",
         "tests/browser/z.py::test_marked",
     ]
-    assert items[-4].nodeid == "tests/x.py::test_z"  # the others keep their order
-    assert len(items) == 14 + len(first)
+    assert items[-5].nodeid == "tests/x.py::test_z"  # the others keep their order
+    assert len(items) == 15 + len(first)

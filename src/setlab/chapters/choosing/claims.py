@@ -12,7 +12,11 @@ wrong, so their verdicts differ. Seed 003's remark on its script's length is mar
 
 from __future__ import annotations
 
+from setlab.models.hyperloglog import HLL_BITS, HLL_REGISTERS
 from setlab.render.claims import NO_FIGURE, Figures, Verdict
+
+#: a dense HyperLogLog's registers (6 bits × 16,384), what "12 KB" names
+_HLL_REGISTER_BYTES = HLL_REGISTERS * HLL_BITS // 8
 
 
 def register(figures: Figures) -> None:
@@ -74,7 +78,7 @@ def register(figures: Figures) -> None:
         "ceiling (as good as it gets).",
         "Bloom, 1.2 B / element",
         "{ch-sparse64-count} device IDs: Bloom filter {ch-sparse64-bloom}, Roaring bitmap "
-        "{ch-sparse64-roaring}, Redis SET {ch-sparse64-redis}; advisor: {ch-sparse64-pick}",
+        "{ch-sparse64-roaring}, one Redis SET {ch-sparse64-redis}; advisor: {ch-sparse64-pick}",
         Verdict.IMPRECISE,
         "Bloom is the pick, but {ch-bloom-bytes} is its price at 1%, not a limit: any "
         "structure needs {ch-floor} at 1%, and a lower error costs more.",
@@ -107,8 +111,9 @@ def register(figures: Figures) -> None:
         "Only the count (UV), 1% error allowed: HyperLogLog, which counts but cannot test "
         "membership.",
         "HyperLogLog, 12 KB",
-        "HyperLogLog {ch-count-hyperloglog} for {ch-count-count} IDs, ±{ch-hll-error}; smallest "
-        "exact {ch-count-exact}; advisor: {ch-count-pick}",
+        f"HyperLogLog {{ch-count-hyperloglog}} ({_HLL_REGISTER_BYTES:,} B of registers) for "
+        "{ch-count-count} IDs, ±{ch-hll-error}; smallest exact {ch-count-exact}; advisor: "
+        "{ch-count-pick}",
         Verdict.CORRECT,
         "Orders of magnitude below any exact structure; its '12 KB' itself is checked in the "
         "HyperLogLog chapter.",

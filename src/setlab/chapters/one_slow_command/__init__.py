@@ -73,7 +73,12 @@ FIGURES.add(
     quantity=f"worst GET behind a first SETBIT at offset {bitmap.MAX_OFFSET:,} | round trip "
     f"{_STALL}",
 )
-FIGURES.add("osc-p50", lambda: _ms(_top().p50_ms))
+FIGURES.add(
+    "osc-p50",
+    lambda: _ms(_top().p50_ms),
+    quantity=f"GET beside first SETBITs at offset {bitmap.MAX_OFFSET:,} | median round trip "
+    f"{_STALL}",
+)
 FIGURES.add(
     "osc-seed-setbit",
     lambda: _ms(reference().stall(SEED_OFFSET).setbit_ms),

@@ -39,10 +39,11 @@ def register(figures: Figures) -> None:
         "After the hash and the modulo, offsets are uniform over 0 – 4.29 billion, with an "
         "expected value of about 2.14 billion.",
         "uniform on 0 – 4.29 × 10^9, mean ~2.14 × 10^9",
-        "mean {sf-expected-offset} as meant; as printed at most {sf-printed-max}",
-        Verdict.DEPENDS,
-        "Restates 000-uniform-offsets and 000-expected-offset: right (to a bias of "
-        "{sf-excess-meant}) for the modulus the seed meant, not for the code it prints.",
+        "mean {sf-expected-offset} for the modulus 2^32 − 1 the section means",
+        Verdict.CORRECT,
+        "Restates 000-uniform-offsets and 000-expected-offset: right, to a bias of "
+        "{sf-excess-meant}, for the modulus the section describes; the code as printed "
+        "(2 XOR 31) is judged in 000-to-offset-range.",
     )  # fmt: skip
     figures.claim(
         "000-snowflake-layout", "000", "§4.1",
@@ -67,30 +68,31 @@ def register(figures: Figures) -> None:
         "000-20yi-times", "000", "§4.1",
         "Snowflake IDs are two billion times beyond the 2^32 bitmap offsets.",
         "2 billion times (20 亿倍)",
-        "range: {sf-ratio-range}×; the seed's own ID: {sf-ratio-seed}×; IDs reach two billion "
-        "times 2^32 only in {sf-20yi-year}",
-        Verdict.IMPRECISE,
-        "2^63 / 2^32 = 2^31 is the whole range; real IDs are far smaller and grow with time. "
-        "Either way no bitmap can hold them.",
+        "the ranges the sentence compares: 2^63 / 2^32 = {sf-ratio-range}×; the seed's own ID: "
+        "{sf-ratio-seed}×; IDs reach two billion times 2^32 only in {sf-20yi-year}",
+        Verdict.CORRECT,
+        "Judged as written, range against range. Real IDs are smaller today and grow with "
+        "time; either way no bitmap can hold them.",
     )  # fmt: skip
     figures.claim(
         "000-uniform-offsets", "000", "§4.2",
         "After Math.abs and the modulo (as meant), offsets are uniform over 0 ~ 2^32 − 1.",
         "uniform on 0 ~ 2^32 − 1",
         "0 … 2^32 − 2, bias {sf-excess-meant}; Math.abs(Long.MIN_VALUE) gives {sf-minval-meant}",
-        Verdict.IMPRECISE,
-        "Uniform to within a few parts in 10^10, but 2^32 − 1 is never produced and "
-        "Math.abs(Long.MIN_VALUE) is negative: one hash in 2^64 yields an offset SETBIT refuses.",
+        Verdict.CORRECT,
+        "Uniform to within a few parts in 10^10. Two corners: 2^32 − 1 is never produced, and "
+        "Math.abs(Long.MIN_VALUE) is negative, so one hash in 2^64 yields an offset SETBIT "
+        "refuses.",
     )  # fmt: skip
     figures.claim(
         "000-expected-offset", "000", "§4.2",
         "The expected offset is about 2.14 billion, so a first write allocates ~256 MB.",
         "2.14 billion, ~256 MB",
-        "{sf-expected-offset} as meant; as printed at most {sf-printed-max} "
-        "(a {sf-printed-max-bytes}-byte string)",
-        Verdict.DEPENDS,
-        "Right for the modulus the seed meant; the code it prints never allocates more than a "
-        "few bytes.",
+        "{sf-expected-offset} for the modulus 2^32 − 1 the section means: a 256 MiB string",
+        Verdict.CORRECT,
+        "Judged for the modulus the section describes. The code as printed (2 XOR 31, judged in "
+        "000-to-offset-range) reaches at most {sf-printed-max}, a "
+        "{sf-printed-max-bytes}-byte string.",
     )  # fmt: skip
     figures.claim(
         "000-modulo-many-to-one", "000", "§4.2",
@@ -188,8 +190,8 @@ def register(figures: Figures) -> None:
         "000-64-vs-32-bits", "000", "§8.1",
         "64-bit IDs against 32-bit offsets: two billion times apart.",
         "20 亿倍 (2 billion times)",
-        "range: {sf-ratio-range}×; the seed's own ID: {sf-ratio-seed}×",
-        Verdict.IMPRECISE,
+        "the ranges: 2^63 / 2^32 = {sf-ratio-range}×; the seed's own ID: {sf-ratio-seed}×",
+        Verdict.CORRECT,
         "Restates 000-20yi-times: two billion is the whole positive range over 2^32; real IDs "
         "are smaller and grow with time.",
     )  # fmt: skip
