@@ -2,7 +2,9 @@
    holds a Vega-Lite spec as JSON, sliders with number boxes, and <output data-readout> elements.
    This embeds the chart with the Vega bundle the book serves itself (_static/vega, no CDN), feeds
    the controls into the chart's parameters, and writes each readout's value (data-value, the
-   number; text, as the Python fallback writes it). A widget that is ready has data-ready="1". */
+   number; text, as the Python fallback writes it). A widget that is ready has data-ready="1".
+   Its settings live in the page's URL, one parameter per control (?setbit.offset=700000000):
+   a reader copies the address, and whoever opens it sees the same readouts. */
 (function () {
   "use strict";
 
@@ -52,7 +54,25 @@
     figure.dataset.updates = String(Number(figure.dataset.updates || 0) + 1);
   }
 
+  /* The URL parameter of a control: the widget's slug and the control's name. */
+  function param(figure, name) { return figure.dataset.widget + "." + name; }
+
+  /* Writes the widget's settings into the address (replacing, not adding, a history entry),
+     keeping every other parameter, and points the fragment at the widget. */
+  function remember(figure) {
+    var query = new URLSearchParams(window.location.search);
+    figure.querySelectorAll(".setlab-control").forEach(function (control) {
+      var box = control.querySelector("input[type=number]");
+      query.set(param(figure, control.dataset.control), box.value);
+    });
+    var url = window.location.pathname + "?" + query.toString() + "#" + figure.id;
+    window.history.replaceState(window.history.state, "", url);
+    var link = figure.querySelector(".setlab-widget-link a");
+    if (link) link.setAttribute("href", url);
+  }
+
   function wire(figure, currentView) {
+    var appliers = {};
     figure.querySelectorAll(".setlab-control").forEach(function (control) {
       var name = control.dataset.control, log = control.dataset.log === "1";
       var integer = control.dataset.integer === "1";
@@ -66,14 +86,27 @@
         box.value = String(value);  // typed values come back clamped and rounded
         if (from !== range) range.value = String(log ? Math.log10(value) : value);
         var view = currentView();
-        view.signal(name, value).runAsync().then(function () { readouts(figure, view); });
+        if (from !== null) remember(figure);
+        return view.signal(name, value).runAsync().then(function () { readouts(figure, view); });
       }
+      appliers[name] = apply;
       range.addEventListener("input", function () {
         var v = Number(range.value);
         apply(log ? Math.pow(10, v) : v, range);
       });
       box.addEventListener("change", function () { apply(Number(box.value), box); });
     });
+    return appliers;
+  }
+
+  /* The settings the URL names for this widget, applied as if typed (without rewriting it). */
+  function restore(figure, appliers) {
+    var query = new URLSearchParams(window.location.search), pending = [];
+    Object.keys(appliers).forEach(function (name) {
+      var given = query.get(param(figure, name));
+      if (given !== null && given.trim() !== "") pending.push(appliers[name](Number(given), null));
+    });
+    return Promise.all(pending);
   }
 
   function embed(figure, spec) {
@@ -93,18 +126,23 @@
     var source = figure.querySelector("script.setlab-widget-spec");
     if (!source || typeof vegaEmbed === "undefined") return;
     var spec = JSON.parse(source.textContent), current = null;
-    function draw() {
+    // first: what to do once the chart exists and before the widget says it is ready (wire
+    // the controls and apply the URL's settings, on the first drawing only)
+    function draw(first) {
       if (current) current.finalize();
       figure.dataset.ready = "0";
       return embed(figure, spec).then(function (view) {
         current = view;
-        readouts(figure, view);
-        figure.dataset.ready = "1";
-        return view;
+        return (first ? first() : Promise.resolve()).then(function () {
+          readouts(figure, view);
+          figure.dataset.ready = "1";
+          return view;
+        });
       });
     }
-    draw().then(function () {
-      wire(figure, function () { return current; });
+    draw(function () {
+      return restore(figure, wire(figure, function () { return current; }));
+    }).then(function () {
       // the theme switched between light and dark: redraw in its colours, same settings
       var drawn = JSON.stringify(colours(figure));
       new MutationObserver(function () {

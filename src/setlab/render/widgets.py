@@ -305,6 +305,8 @@ class Widget:
             f'<div class="setlab-widget-title">{html.escape(self.title)}</div>\n'
             f'<div class="setlab-widget-controls">\n{controls}\n</div>\n'
             f'<dl class="setlab-widget-readouts">\n{readouts}\n</dl>\n'
+            f'<p class="setlab-widget-link"><a href="#{wid}">Link to these settings</a> '
+            "(the page's address keeps them too)</p>\n"
             f'<div class="setlab-widget-chart" role="img" '
             f'aria-label="{html.escape(self.title)}: {html.escape(self.caption)}"></div>\n'
             f'<script type="application/json" class="setlab-widget-spec">{spec}</script>\n'
