@@ -45,13 +45,41 @@
   }
 
   function readouts(figure, view) {
+    var refused = figure.dataset.refused === "1";  // a refused input shows no number
     figure.querySelectorAll("output[data-readout]").forEach(function (out) {
-      var value = view.signal(out.dataset.readout);
+      var value = refused ? NaN : view.signal(out.dataset.readout);
       out.dataset.value = String(value);
       out.textContent = format(Number(value), out.dataset.kind, out.dataset.unit);
     });
     // counts the updates, so a test can wait for the one its input caused
     figure.dataset.updates = String(Number(figure.dataset.updates || 0) + 1);
+  }
+
+  /* The CLI's message for a typed value it refuses (data-refuse-below / -above / -grid, written
+     by render/widgets.py from the model's own check), or null when the value is fine. The value
+     is written as Python writes it: every digit of a whole number (BigInt), with separators
+     for {value:,}. */
+  function refusal(control, text) {
+    var value = Number(text), side = null, d = control.dataset;
+    if (value < Number(d.low)) side = "refuseBelow";
+    else if (value > Number(d.high)) side = "refuseAbove";
+    else if (d.grid && d.grid.split(",").map(Number).indexOf(value) < 0) side = "refuseGrid";
+    if (side === null || !d[side]) return null;
+    var whole = /^-?\d+$/.test(text.trim()), big = whole ? BigInt(text.trim()) : null;
+    var plain = whole ? big.toString() : String(value);
+    var grouped = whole ? big.toLocaleString("en-US") : value.toLocaleString("en-US");
+    return d[side].split("{value:,}").join(grouped).split("{value}").join(plain);
+  }
+
+  /* Shows (or, with null, clears) a refusal: the message under the controls, and readouts
+     that show no number while it stands. */
+  function refuse(figure, message) {
+    var note = figure.querySelector(".setlab-widget-refusal");
+    if (!note) return;
+    note.hidden = message === null;
+    note.textContent = message || "";
+    if (message === null) delete figure.dataset.refused;
+    else figure.dataset.refused = "1";
   }
 
   /* The URL parameter of a control: the widget's slug and the control's name. */
@@ -72,27 +100,51 @@
   }
 
   function wire(figure, currentView) {
-    var appliers = {};
+    var appliers = {}, resets = {};
     figure.querySelectorAll(".setlab-control").forEach(function (control) {
       var name = control.dataset.control, log = control.dataset.log === "1";
       var integer = control.dataset.integer === "1";
       var low = Number(control.dataset.low), high = Number(control.dataset.high);
       var range = control.querySelector("input[type=range]");
       var box = control.querySelector("input[type=number]");
-      function apply(value, from) {
-        if (!isFinite(value)) return;
+      var good = box.value;  // the last value the chart took
+      resets[name] = function () { box.value = good; };
+      // text: the value as typed or as the URL has it (every digit, for the message)
+      function apply(value, from, text) {
+        if (!isFinite(value)) return Promise.resolve();
+        if (from !== range) {  // typed, or from the URL: the CLI's check first
+          var refused = refusal(control, text !== undefined ? text : box.value);
+          if (refused !== null) {
+            if (from === null) box.value = text;
+            refuse(figure, refused);
+            figure.dataset.refusedBy = name;
+            readouts(figure, currentView());
+            return Promise.resolve();
+          }
+        }
+        var by = figure.dataset.refusedBy;
+        if (by !== undefined && by !== name) resets[by]();  // its box back to what is shown
+        delete figure.dataset.refusedBy;
+        refuse(figure, null);
         value = Math.min(high, Math.max(low, value));
         if (integer) value = Math.round(value);
         box.value = String(value);  // typed values come back clamped and rounded
+        good = box.value;
         if (from !== range) range.value = String(log ? Math.log10(value) : value);
         var view = currentView();
         if (from !== null) remember(figure);
         return view.signal(name, value).runAsync().then(function () { readouts(figure, view); });
       }
       appliers[name] = apply;
+      var grid = control.dataset.grid ? control.dataset.grid.split(",").map(Number) : null;
       range.addEventListener("input", function () {
         var v = Number(range.value);
-        apply(log ? Math.pow(10, v) : v, range);
+        v = log ? Math.pow(10, v) : v;
+        if (grid) {  // a slider on a grid stops at the values the model has, and says which
+          v = grid.reduce(function (a, b) { return Math.abs(b - v) < Math.abs(a - v) ? b : a; });
+          range.value = String(log ? Math.log10(v) : v);
+        }
+        apply(v, range);
       });
       box.addEventListener("change", function () { apply(Number(box.value), box); });
     });
@@ -104,7 +156,9 @@
     var query = new URLSearchParams(window.location.search), pending = [];
     Object.keys(appliers).forEach(function (name) {
       var given = query.get(param(figure, name));
-      if (given !== null && given.trim() !== "") pending.push(appliers[name](Number(given), null));
+      if (given !== null && given.trim() !== "") {
+        pending.push(appliers[name](Number(given), null, given.trim()));
+      }
     });
     return Promise.all(pending);
   }

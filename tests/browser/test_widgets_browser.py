@@ -31,18 +31,35 @@ def bloom_cli(s: dict) -> dict[str, float]:
     """The Bloom calculator's readouts, from four runs of ``setlab calc bloom``."""
     n, p, sets = int(s["n"]), s["p"], int(s.get("sets", 1))
     items = math.ceil(s["load"] * n)
-    classic, default = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--sets", sets)
+    classic, _ = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--sets", sets)
     _, nonscaling = drive.calc("bloom", "-n", n, "-p", p, "--nonscaling")
     _, loaded = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--load", items)
     fixed = drive.calc("bloom", "-n", items, "-m", classic["m"], "-k", classic["k"])
     return {
         "m": classic["m"], "k": classic["k"], "bytes": classic["bytes"], "fill": classic["fill"],
-        "rb_size": default["bytes"], "rb_alloc": default["allocated"],
+        # the default chain as it is at this load: what --load prints (4.69 GiB at load 2 of
+        # 8 × 10^8 at 1%, where the page used to keep the reservation's 1.47 GiB)
+        "rb_size": loaded["bytes"], "rb_alloc": loaded["allocated"],
         "ns_size": nonscaling["bytes"], "ns_alloc": nonscaling["allocated"],
+        "ns_refused": _refused_by_nonscaling(n, p, items),
         "rate_fixed": fixed["p"], "rate_chain": loaded["expected_fpr"],
         "filters": loaded["sub_filters"],
         "total": classic["scale"]["total"], "masters": classic["scale"]["masters"],
     }  # fmt: skip
+
+
+def _refused_by_nonscaling(n: int, p: float, items: int) -> int:
+    """The adds a NONSCALING filter of capacity n refuses: the CLI takes a load up to n and
+    refuses one past it (the module's 'non scaling filter is full')."""
+    from tests.browser.test_widget_refusals import cli_refusal
+
+    drive.calc("bloom", "-n", n, "-p", p, "--nonscaling", "--load", min(items, n))
+    if items <= n:
+        return 0
+    refused = cli_refusal(["bloom", "-n", str(n), "-p", str(p), "--nonscaling", "--load",
+                           str(items)])  # fmt: skip
+    assert "non scaling filter is full" in refused
+    return items - n
 
 
 def birthday_cli(s: dict) -> dict[str, float]:

@@ -10,7 +10,6 @@ html folder of a mini book with these pages."""
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
@@ -26,8 +25,9 @@ ITEMS = 800_000_000
 
 
 def _cuckoo(s: dict) -> dict:
-    b = 2 ** min(3, max(0, math.floor(math.log2(s["b"]) + 0.5)))  # the nearest simulated b
-    ls = min(18, max(10, 2 * math.floor(s["logslots"] / 2 + 0.5)))
+    """On the simulated grid only: the page refuses what is off it, as the CLI does
+    (tests/browser/test_widget_refusals.py)."""
+    b, ls = s["b"], s["logslots"]
     d = drive.calc("cuckoo-load", "-b", str(b), "-f", str(s["f"]), "--slots", f"2^{ls}")
     return {"cb": d["bucket_size"], "ls": d["log_slots"], "slots": d["slots"],
             "load": d["first_failure_load"], "bits": d["bits_per_item"],
@@ -57,7 +57,7 @@ def _density(s: dict) -> dict:
 FIGURES = {
     "cuckoo-load": ("book/cuckoo-kick-chains.html",
                     [{"b": 2, "f": 8, "logslots": 18}, {"b": 1, "f": 16, "logslots": 10},
-                     {"b": 3, "f": 5, "logslots": 13}], _cuckoo, ("f", 11)),
+                     {"b": 8, "f": 5, "logslots": 12}], _cuckoo, ("b", 3)),
     "sharded-bloom": ("book/sharded-bloom.html",
                       [{"logshards": 10, "capacity": 800_000},
                        {"logshards": 17, "capacity": 7_630},
