@@ -30,7 +30,7 @@
       text = (value === 0 || value >= 1e-3) ? Number(value.toPrecision(3)).toString()
         : expo(value.toExponential(2));
     } else text = sig(value);
-    return unit ? text + " " + unit : text;
+    return unit && isFinite(value) ? text + " " + unit : text;
   }
 
   /* The chart takes its colours from the page (light or dark theme, whatever the theme sets). */

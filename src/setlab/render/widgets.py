@@ -159,8 +159,8 @@ def format_value(value: float, kind: str, unit: str = "") -> str:
     digits, ``rate`` a small probability (3 significant digits, exponent below 0.001),
     ``number`` 3 significant digits."""
     if not math.isfinite(value):
-        text = "—"
-    elif kind == "int":
+        return "—"  # no number: no unit either
+    if kind == "int":
         text = f"{round(value):,}"
     elif kind == "bytes":
         text = format_bytes(value)
