@@ -1,10 +1,10 @@
 """The interactive figures in a real browser (Playwright on the system Chromium), served from a
 loopback HTTP server: each widget is set to three settings through its number boxes (and once
 through a slider), and every number it then shows must equal what ``setlab calc … --json``
-prints for that setting; nothing may load from outside 127.0.0.1, and the widget pages log no
-console error. A screenshot
-of each widget at 1280 and 390 px, light and dark, goes to ``SETLAB_SHOTS`` (default
-/tmp/widgets-shots/).
+prints for that setting; the page's address then holds the last setting, and opened afresh it
+shows the same (``widget_driver.url_restores``); nothing may load from outside 127.0.0.1,
+and the widget pages log no console error. A screenshot of each widget at 1280 and 390 px,
+light and dark, goes to ``SETLAB_SHOTS`` (default /tmp/widgets-shots/).
 
 CI reads the fake-built book (``fake_book_html``); while developing, point ``SETLAB_WIDGET_SITE``
 at the html folder of a mini book that holds the widget pages.
@@ -126,11 +126,12 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, b
     SHOTS.mkdir(parents=True, exist_ok=True)
     with serve(site) as base:
         page = browser.page(1280, 900)
-        page.goto(base + path)
+        page.goto(base + path + "?keep=1")
         drive.ready(page, slug)
         for setting in settings:
             drive.set_boxes(page, slug, setting)
             _check(page, slug, cli(setting), f"{slug} at {setting}")
+        drive.url_restores(browser, page, slug, settings[-1])
         value = drive.move_slider(page, slug, control, position)
         boxes = {name: float(page.locator(f"#widget-{slug}-{name}").input_value())
                  for name in settings[-1]}  # fmt: skip
