@@ -285,6 +285,7 @@ FIGURES.add(
     lambda: format_bytes(redisbloom.ChainLayout(EXAMPLE_P, EXAMPLE_N).memory(EXAMPLE_N)),
 )
 
+
 @cache
 def example_cuckoo() -> dict:
     """``setlab calc cuckoo`` for :data:`EXAMPLE_N` items at :data:`EXAMPLE_P` (bucket size 4)."""
