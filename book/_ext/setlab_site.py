@@ -177,8 +177,29 @@ def _dedupe_scripts(app: Sphinx, pagename: str, templatename: str, context: dict
     context["script_files"] = unique
 
 
+#: a rendered formula in a page's body (MathJax typesets the elements of these classes)
+_MATH = re.compile(r'class="[^"]*\bmath\b')
+
+
+def _mathjax_only_with_math(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree
+) -> None:
+    # sphinx.ext.mathjax loads MathJax (1.2 MB) on a page when it, or any page in its toctree,
+    # has math (MathDomain.has_equations): the front page, whose toctree is the whole book, got
+    # it with no formula of its own. Keep it where the page itself shows a formula.
+    if _MATH.search(context.get("body", "")):
+        return
+    context["script_files"] = [
+        script
+        for script in context.get("script_files", [])
+        if "mathjax" not in (getattr(script, "filename", "") or "").lower()
+        and "window.MathJax" not in str(getattr(script, "attributes", {}).get("body", ""))
+    ]
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", _dedupe_scripts, priority=900)  # after the others add theirs
+    app.connect("html-page-context", _mathjax_only_with_math, priority=901)
     app.connect("builder-inited", _use_local_mathjax)
     app.connect("build-finished", _copy_mathjax)
     app.connect("html-page-context", _link_download)

@@ -5,7 +5,8 @@ After the build, for every chapter this writes ``slides/<slug>.html`` (the conte
 ``slides/<slug>/fig-<n>.svg`` (the SVG figures the executed chapter drew outside its exercises,
 taken from MyST-NB's ``_build/jupyter_execute``), and copies the reveal.js files it needs from the
 ``sphinx-revealjs`` wheel (a dependency of the ``book`` extra, used only for its copy of reveal.js)
-into ``_static/reveal``. Each chapter page gets a link to its deck under its title.
+into ``_static/reveal``. Each chapter page gets a link to its deck under its title, and one to
+its calculator and the calculators page (:mod:`setlab.site.calculators`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from setlab_site import mathjax_es5, svg_title  # book/_ext is on sys.path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from setlab.site import slides
+from setlab.site import calculators, slides
 from setlab.site.registry import CHAPTERS
 
 logger = logging.getLogger(__name__)
@@ -124,7 +125,7 @@ def _link_deck(app: Sphinx, pagename: str, templatename, context: dict, doctree)
     link = (
         f'<p class="setlab-slides"><a href="../{FOLDER}/{slug}.html">Slides for this chapter</a> '
         "(reveal.js: the objectives, figures, verdicts and key points, for projecting).</p>"
-    )
+    ) + _calculators_line(slug)
     body = context.get("body", "")
     download = body.find('<p class="setlab-download">')
     anchor, end = (download, "</p>") if download >= 0 else (0, "</h1>")
@@ -134,6 +135,18 @@ def _link_deck(app: Sphinx, pagename: str, templatename, context: dict, doctree)
     else:
         cut += len(end)
         context["body"] = body[:cut] + link + body[cut:]
+
+
+def _calculators_line(slug: str) -> str:
+    """Under a chapter's title: its own calculator (an anchor), and the page of all of them."""
+    every = f'<a href="calculators.html">all {len(calculators.CALCULATORS)} calculators</a>'
+    own = calculators.in_chapter(slug)
+    if own is None:
+        return f'<p class="setlab-calculators">Your own numbers: {every}.</p>'
+    return (
+        f'<p class="setlab-calculators">Your own numbers: <a href="#{own.label}">this '
+        f"chapter's calculator</a> ({own.title}), or {every}.</p>"
+    )
 
 
 def setup(app: Sphinx) -> dict:

@@ -2,7 +2,9 @@
    holds a Vega-Lite spec as JSON, sliders with number boxes, and <output data-readout> elements.
    This embeds the chart with the Vega bundle the book serves itself (_static/vega, no CDN), feeds
    the controls into the chart's parameters, and writes each readout's value (data-value, the
-   number; text, as the Python fallback writes it). A widget that is ready has data-ready="1". */
+   number; text, as the Python fallback writes it). A widget that is ready has data-ready="1".
+   Its settings live in the page's URL, one parameter per control (?setbit.offset=700000000):
+   a reader copies the address, and whoever opens it sees the same readouts. */
 (function () {
   "use strict";
 
@@ -28,7 +30,7 @@
       text = (value === 0 || value >= 1e-3) ? Number(value.toPrecision(3)).toString()
         : expo(value.toExponential(2));
     } else text = sig(value);
-    return unit ? text + " " + unit : text;
+    return unit && isFinite(value) ? text + " " + unit : text;
   }
 
   /* The chart takes its colours from the page (light or dark theme, whatever the theme sets). */
@@ -43,8 +45,9 @@
   }
 
   function readouts(figure, view) {
+    var refused = figure.dataset.refused === "1";  // a refused input shows no number
     figure.querySelectorAll("output[data-readout]").forEach(function (out) {
-      var value = view.signal(out.dataset.readout);
+      var value = refused ? NaN : view.signal(out.dataset.readout);
       out.dataset.value = String(value);
       out.textContent = format(Number(value), out.dataset.kind, out.dataset.unit);
     });
@@ -52,28 +55,112 @@
     figure.dataset.updates = String(Number(figure.dataset.updates || 0) + 1);
   }
 
+  /* The CLI's message for a typed value it refuses (data-refuse-below / -above / -grid, written
+     by render/widgets.py from the model's own check), or null when the value is fine. The value
+     is written as Python writes it: every digit of a whole number (BigInt), with separators
+     for {value:,}. */
+  function refusal(control, text) {
+    var value = Number(text), side = null, d = control.dataset;
+    if (value < Number(d.low)) side = "refuseBelow";
+    else if (value > Number(d.high)) side = "refuseAbove";
+    else if (d.grid && d.grid.split(",").map(Number).indexOf(value) < 0) side = "refuseGrid";
+    if (side === null || !d[side]) return null;
+    var whole = /^-?\d+$/.test(text.trim()), big = whole ? BigInt(text.trim()) : null;
+    var plain = whole ? big.toString() : String(value);
+    var grouped = whole ? big.toLocaleString("en-US") : value.toLocaleString("en-US");
+    return d[side].split("{value:,}").join(grouped).split("{value}").join(plain);
+  }
+
+  /* Shows (or, with null, clears) a refusal: the message under the controls, and readouts
+     that show no number while it stands. */
+  function refuse(figure, message) {
+    var note = figure.querySelector(".setlab-widget-refusal");
+    if (!note) return;
+    note.hidden = message === null;
+    note.textContent = message || "";
+    if (message === null) delete figure.dataset.refused;
+    else figure.dataset.refused = "1";
+  }
+
+  /* The URL parameter of a control: the widget's slug and the control's name. */
+  function param(figure, name) { return figure.dataset.widget + "." + name; }
+
+  /* Writes the widget's settings into the address (replacing, not adding, a history entry),
+     keeping every other parameter, and points the fragment at the widget. */
+  function remember(figure) {
+    var query = new URLSearchParams(window.location.search);
+    figure.querySelectorAll(".setlab-control").forEach(function (control) {
+      var box = control.querySelector("input[type=number]");
+      query.set(param(figure, control.dataset.control), box.value);
+    });
+    var url = window.location.pathname + "?" + query.toString() + "#" + figure.id;
+    window.history.replaceState(window.history.state, "", url);
+    var link = figure.querySelector(".setlab-widget-link a");
+    if (link) link.setAttribute("href", url);
+  }
+
   function wire(figure, currentView) {
+    var appliers = {}, resets = {};
     figure.querySelectorAll(".setlab-control").forEach(function (control) {
       var name = control.dataset.control, log = control.dataset.log === "1";
       var integer = control.dataset.integer === "1";
       var low = Number(control.dataset.low), high = Number(control.dataset.high);
       var range = control.querySelector("input[type=range]");
       var box = control.querySelector("input[type=number]");
-      function apply(value, from) {
-        if (!isFinite(value)) return;
+      var good = box.value;  // the last value the chart took
+      resets[name] = function () { box.value = good; };
+      // text: the value as typed or as the URL has it (every digit, for the message)
+      function apply(value, from, text) {
+        if (!isFinite(value)) return Promise.resolve();
+        if (from !== range) {  // typed, or from the URL: the CLI's check first
+          var refused = refusal(control, text !== undefined ? text : box.value);
+          if (refused !== null) {
+            if (from === null) box.value = text;
+            refuse(figure, refused);
+            figure.dataset.refusedBy = name;
+            readouts(figure, currentView());
+            return Promise.resolve();
+          }
+        }
+        var by = figure.dataset.refusedBy;
+        if (by !== undefined && by !== name) resets[by]();  // its box back to what is shown
+        delete figure.dataset.refusedBy;
+        refuse(figure, null);
         value = Math.min(high, Math.max(low, value));
         if (integer) value = Math.round(value);
         box.value = String(value);  // typed values come back clamped and rounded
+        good = box.value;
         if (from !== range) range.value = String(log ? Math.log10(value) : value);
         var view = currentView();
-        view.signal(name, value).runAsync().then(function () { readouts(figure, view); });
+        if (from !== null) remember(figure);
+        return view.signal(name, value).runAsync().then(function () { readouts(figure, view); });
       }
+      appliers[name] = apply;
+      var grid = control.dataset.grid ? control.dataset.grid.split(",").map(Number) : null;
       range.addEventListener("input", function () {
         var v = Number(range.value);
-        apply(log ? Math.pow(10, v) : v, range);
+        v = log ? Math.pow(10, v) : v;
+        if (grid) {  // a slider on a grid stops at the values the model has, and says which
+          v = grid.reduce(function (a, b) { return Math.abs(b - v) < Math.abs(a - v) ? b : a; });
+          range.value = String(log ? Math.log10(v) : v);
+        }
+        apply(v, range);
       });
       box.addEventListener("change", function () { apply(Number(box.value), box); });
     });
+    return appliers;
+  }
+
+  /* The settings the URL names for this widget, applied as if typed (without rewriting it). */
+  function restore(figure, appliers) {
+    var query = new URLSearchParams(window.location.search), pending = [];
+    Object.keys(appliers).forEach(function (name) {
+      var given = query.get(param(figure, name));
+      if (given !== null && given.trim() !== "") {
+        pending.push(appliers[name](Number(given), null, given.trim()));
+      }
+    });
+    return Promise.all(pending);
   }
 
   function embed(figure, spec) {
@@ -93,18 +180,23 @@
     var source = figure.querySelector("script.setlab-widget-spec");
     if (!source || typeof vegaEmbed === "undefined") return;
     var spec = JSON.parse(source.textContent), current = null;
-    function draw() {
+    // first: what to do once the chart exists and before the widget says it is ready (wire
+    // the controls and apply the URL's settings, on the first drawing only)
+    function draw(first) {
       if (current) current.finalize();
       figure.dataset.ready = "0";
       return embed(figure, spec).then(function (view) {
         current = view;
-        readouts(figure, view);
-        figure.dataset.ready = "1";
-        return view;
+        return (first ? first() : Promise.resolve()).then(function () {
+          readouts(figure, view);
+          figure.dataset.ready = "1";
+          return view;
+        });
       });
     }
-    draw().then(function () {
-      wire(figure, function () { return current; });
+    draw(function () {
+      return restore(figure, wire(figure, function () { return current; }));
+    }).then(function () {
       // the theme switched between light and dark: redraw in its colours, same settings
       var drawn = JSON.stringify(colours(figure));
       new MutationObserver(function () {

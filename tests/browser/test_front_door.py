@@ -118,6 +118,32 @@ def test_the_handouts_hyperloglog_and_bitmap_examples_follow_the_redis_sources()
     assert _number(front_door.FIGURES["fd-bm-len"]) == pytest.approx(length / 2**20, abs=0.05)
 
 
+def test_the_handouts_examples_are_seed_002s_scale_and_its_cuckoo_example_the_papers_rule():
+    assert front_door.EXAMPLE_N == front_door.EXAMPLE_OFFSET == 800_000_000  # 8 × 10^8 openids
+    b, f = int(front_door.FIGURES["fd-cf-b"]), int(front_door.FIGURES["fd-cf-f"])
+    assert f == math.ceil(math.log2(2 * b / front_door.EXAMPLE_P))  # Fan et al. 2014
+    slots = b * 2 ** math.ceil(math.log2(front_door.EXAMPLE_N / (b * 0.95)))  # buckets: 2^x
+    assert front_door.FIGURES["fd-cf-load"] == f"{front_door.EXAMPLE_N / slots:.1%}"
+    assert _number(front_door.FIGURES["fd-cf-bits"]) == pytest.approx(slots * f / 8e8, abs=0.05)
+
+
+def test_the_paper_handout_names_chapters_by_number():
+    """On paper a link's text is all there is: each chapter the handout and the card point to
+    is named by its number in the book ("ch. 13"), and the number is the table of contents'."""
+    from setlab.site.registry import CHAPTERS
+
+    book = Path(__file__).resolve().parents[2] / "book"
+    cited = []
+    for name in ("handout.md", "_decision-card.md"):
+        text = (book / name).read_text()
+        cited += re.findall(r"\{doc\}`(?:ch\. )?(\d+)[^<`]*<([a-z-]+)>`", text)
+        assert "(HyperLogLog)" not in text and "$p \\times$" not in text
+    assert len(cited) >= 10
+    assert [(int(n), slug) for n, slug in cited] == [
+        (CHAPTERS.index(slug) + 1, slug) for _, slug in cited
+    ]
+
+
 def test_the_handouts_commands_table_has_a_row_per_structure_the_card_can_pick():
     table = front_door.commands_markdown()
     assert set(front_door.COMMANDS) == set(front_door.CHAPTER_OF)

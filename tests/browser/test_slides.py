@@ -13,6 +13,7 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
+from setlab.render.claims import Verdict
 from setlab.site import instructor_notes, lessons, registry, slides
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,16 +60,43 @@ def test_deck_numbers_are_the_figures_and_claims_the_chapter_computes(slug):
     for name in glued:
         expected = slides.MISSING_LIVE if name.startswith("live-") else figures[name]
         assert " ".join(expected.split()) in words, name
-    claims = [c for c in registry.claims(slug) if c.in_chapter_table]  # as the page's table
+    # the page table's claims, less the correct ones (counted on the slide before)
+    claims = [
+        c for c in registry.claims(slug)
+        if c.in_chapter_table and c.verdict is not Verdict.CORRECT
+    ]  # fmt: skip
     rows = [BeautifulSoup(s, "html.parser").select("table.verdicts tbody tr") for s in made.slides]
     rows = [r for found in rows for r in found]
-    assert len(rows) == len(claims) > 0
+    assert len(rows) == len(claims)
     for row, claim in zip(rows, claims, strict=True):
         cells = [" ".join(td.get_text().split()) for td in row.find_all("td")]
         assert cells[3] == claim.verdict.value
         plain = claim.our_figure()
         if not re.search(r"[`*$<\[{]", plain):  # no markup: the cell is the figure as computed
             assert cells[2] == " ".join(plain.split())
+
+
+@pytest.mark.parametrize("slug", registry.CHAPTERS)
+def test_every_deck_says_what_to_do_instead_and_notes_its_figures_and_verdicts(slug):
+    """The chapter's "What to do instead" as a slide (each bullet's bold lead; the whole bullet
+    in the speaker notes), and speaker notes on every figure and verdict slide: a verdict's
+    reason, said aloud, not projected."""
+    made = slides.deck(slug, [slides.Picture("fig-1.svg", "Figure: a line chart")])
+    text = (ROOT / "book" / f"{slug}.md").read_text()
+    section = text.split("## What to do instead\n", 1)[1].split("\n## ", 1)[0]
+    section = re.sub(r"^```.*?^```", "", section, flags=re.S | re.M)  # the prose, not a cell
+    bullets = section.count("\n- ") + section.startswith("- ")
+    (instead,) = [s for s in made.slides if "<h2>What to do instead</h2>" in s]
+    soup = BeautifulSoup(instead, "html.parser")
+    assert len(soup.select("ul > li")) - len(soup.select("aside.notes li")) == bullets > 0
+    assert len(soup.select("aside.notes li")) == bullets
+    for s in made.slides:
+        soup = BeautifulSoup(s, "html.parser")
+        if soup.select("table.verdicts") or soup.find("img"):
+            assert soup.select("aside.notes li"), s[:80]
+    verdicts = [BeautifulSoup(s, "html.parser") for s in made.slides if 'class="verdicts"' in s]
+    for v in verdicts:
+        assert len(v.select("aside.notes li")) == len(v.select("table.verdicts tbody tr"))
 
 
 @pytest.mark.parametrize("slug", registry.CHAPTERS)

@@ -1,10 +1,10 @@
 """The interactive figures in a real browser (Playwright on the system Chromium), served from a
 loopback HTTP server: each widget is set to three settings through its number boxes (and once
 through a slider), and every number it then shows must equal what ``setlab calc … --json``
-prints for that setting; nothing may load from outside 127.0.0.1, and the widget pages log no
-console error. A screenshot
-of each widget at 1280 and 390 px, light and dark, goes to ``SETLAB_SHOTS`` (default
-/tmp/widgets-shots/).
+prints for that setting; the page's address then holds the last setting, and opened afresh it
+shows the same (``widget_driver.url_restores``); nothing may load from outside 127.0.0.1,
+and the widget pages log no console error. A screenshot of each widget at 1280 and 390 px,
+light and dark, goes to ``SETLAB_SHOTS`` (default /tmp/widgets-shots/).
 
 CI reads the fake-built book (``fake_book_html``); while developing, point ``SETLAB_WIDGET_SITE``
 at the html folder of a mini book that holds the widget pages.
@@ -31,18 +31,35 @@ def bloom_cli(s: dict) -> dict[str, float]:
     """The Bloom calculator's readouts, from four runs of ``setlab calc bloom``."""
     n, p, sets = int(s["n"]), s["p"], int(s.get("sets", 1))
     items = math.ceil(s["load"] * n)
-    classic, default = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--sets", sets)
+    classic, _ = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--sets", sets)
     _, nonscaling = drive.calc("bloom", "-n", n, "-p", p, "--nonscaling")
     _, loaded = drive.calc("bloom", "-n", n, "-p", p, "--redisbloom", "--load", items)
     fixed = drive.calc("bloom", "-n", items, "-m", classic["m"], "-k", classic["k"])
     return {
         "m": classic["m"], "k": classic["k"], "bytes": classic["bytes"], "fill": classic["fill"],
-        "rb_size": default["bytes"], "rb_alloc": default["allocated"],
+        # the default chain as it is at this load: what --load prints (4.69 GiB at load 2 of
+        # 8 × 10^8 at 1%, where the page used to keep the reservation's 1.47 GiB)
+        "rb_size": loaded["bytes"], "rb_alloc": loaded["allocated"],
         "ns_size": nonscaling["bytes"], "ns_alloc": nonscaling["allocated"],
+        "ns_refused": _refused_by_nonscaling(n, p, items),
         "rate_fixed": fixed["p"], "rate_chain": loaded["expected_fpr"],
         "filters": loaded["sub_filters"],
         "total": classic["scale"]["total"], "masters": classic["scale"]["masters"],
     }  # fmt: skip
+
+
+def _refused_by_nonscaling(n: int, p: float, items: int) -> int:
+    """The adds a NONSCALING filter of capacity n refuses: the CLI takes a load up to n and
+    refuses one past it (the module's 'non scaling filter is full')."""
+    from tests.browser.test_widget_refusals import cli_refusal
+
+    drive.calc("bloom", "-n", n, "-p", p, "--nonscaling", "--load", min(items, n))
+    if items <= n:
+        return 0
+    refused = cli_refusal(["bloom", "-n", str(n), "-p", str(p), "--nonscaling", "--load",
+                           str(items)])  # fmt: skip
+    assert "non scaling filter is full" in refused
+    return items - n
 
 
 def birthday_cli(s: dict) -> dict[str, float]:
@@ -109,11 +126,12 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, b
     SHOTS.mkdir(parents=True, exist_ok=True)
     with serve(site) as base:
         page = browser.page(1280, 900)
-        page.goto(base + path)
+        page.goto(base + path + "?keep=1")
         drive.ready(page, slug)
         for setting in settings:
             drive.set_boxes(page, slug, setting)
             _check(page, slug, cli(setting), f"{slug} at {setting}")
+        drive.url_restores(browser, page, slug, settings[-1])
         value = drive.move_slider(page, slug, control, position)
         boxes = {name: float(page.locator(f"#widget-{slug}-{name}").input_value())
                  for name in settings[-1]}  # fmt: skip

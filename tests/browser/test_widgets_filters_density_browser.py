@@ -1,7 +1,8 @@
 """The cuckoo-load, sharded-Bloom and bytes-per-ID figures in a real browser (Playwright on the
 system Chromium, the book built on the embedded backend): type three settings into the number
 boxes and drag one slider, and check that each number the page shows is what `setlab calc …
---json` prints for the same setting, written as the page writes numbers; no request may leave
+--json` prints for the same setting, written as the page writes numbers, and that the page's
+address keeps the setting (``widget_driver.url_restores``); no request may leave
 127.0.0.1 and the widget pages log no console error.
 Screenshots of each widget at 1280 and 390 px, light and dark, go to /tmp/widgets-shots/. The
 controls are driven by tests/support/widget_driver.py. While developing, ``SETLAB_WIDGET_SITE``
@@ -10,7 +11,6 @@ html folder of a mini book with these pages."""
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
@@ -26,8 +26,9 @@ ITEMS = 800_000_000
 
 
 def _cuckoo(s: dict) -> dict:
-    b = 2 ** min(3, max(0, math.floor(math.log2(s["b"]) + 0.5)))  # the nearest simulated b
-    ls = min(18, max(10, 2 * math.floor(s["logslots"] / 2 + 0.5)))
+    """On the simulated grid only: the page refuses what is off it, as the CLI does
+    (tests/browser/test_widget_refusals.py)."""
+    b, ls = s["b"], s["logslots"]
     d = drive.calc("cuckoo-load", "-b", str(b), "-f", str(s["f"]), "--slots", f"2^{ls}")
     return {"cb": d["bucket_size"], "ls": d["log_slots"], "slots": d["slots"],
             "load": d["first_failure_load"], "bits": d["bits_per_item"],
@@ -57,7 +58,7 @@ def _density(s: dict) -> dict:
 FIGURES = {
     "cuckoo-load": ("book/cuckoo-kick-chains.html",
                     [{"b": 2, "f": 8, "logslots": 18}, {"b": 1, "f": 16, "logslots": 10},
-                     {"b": 3, "f": 5, "logslots": 13}], _cuckoo, ("f", 11)),
+                     {"b": 8, "f": 5, "logslots": 12}], _cuckoo, ("b", 3)),
     "sharded-bloom": ("book/sharded-bloom.html",
                       [{"logshards": 10, "capacity": 800_000},
                        {"logshards": 17, "capacity": 7_630},
@@ -105,12 +106,13 @@ def test_moving_the_controls_shows_what_setlab_calc_prints(browser, book_html, s
     path, settings, expected_for, (control, position) = FIGURES[slug]
     with site.serve(book_html) as base:
         page = browser.page(1280, 900)
-        page.goto(f"{base}{path}", wait_until="networkidle")
+        page.goto(f"{base}{path}?keep=1", wait_until="networkidle")
         drive.ready(page, slug)
         for setting in settings:
             drive.set_boxes(page, slug, setting)
             assert _boxes(page, slug, setting) == setting
             _check(page, slug, expected_for(setting), f"{slug} at {setting}")
+        drive.url_restores(browser, page, slug, settings[-1])
         # a drag of one slider: the page shows the value it took (log sliders step by 10^0.01)
         value = drive.move_slider(page, slug, control, position)
         moved = _boxes(page, slug, settings[-1])

@@ -31,3 +31,14 @@ def test_the_notes_render_every_chapter_with_its_checkpoints():
         c = lessons.chapter(slug)
         assert f"### {{doc}}`{slug}`" in text
         assert f"({c.teaching_estimate} min of teaching, then {c.exercises_estimate} min" in text
+
+
+def test_the_guide_says_who_the_sessions_are_for_and_what_to_know_first():
+    """An instructor deciding whether the book suits a room reads the audience and the
+    prerequisites before the plans."""
+    text = (lessons.BOOK / "instructors.md").read_text()
+    head = text.index("## Who it is for, and what to know first")
+    assert head < text.index("## Lesson plans")
+    section = text[head : text.index("## Lesson plans")]
+    assert "**Audience.**" in section and "**Prerequisites.**" in section
+    assert "(participant-setup)" in section  # the prerequisites link the setup steps

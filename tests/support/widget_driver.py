@@ -63,6 +63,32 @@ def move_slider(page, slug: str, name: str, position: float) -> float:
     return float(page.locator(f"#widget-{slug}-{name}").input_value())
 
 
+def url_restores(browser, page, slug: str, setting: Mapping[str, float]) -> None:
+    """The widget keeps ``setting`` (just typed) in the page's address: one parameter per
+    control (``?<slug>.<control>=…``), the page's other parameters kept, the fragment at the
+    widget, and the same address in ``Link to these settings``; opened in a fresh page it shows
+    the same boxes and readouts (book/_static/setlab-widgets.js)."""
+    from urllib.parse import parse_qs, urljoin, urlsplit
+
+    address = urlsplit(page.url)
+    query = parse_qs(address.query)
+    assert query.pop("keep", None) == ["1"], f"{slug}: the page's own parameter was dropped"
+    assert {k: float(v[0]) for k, v in query.items() if k.startswith(f"{slug}.")} == {
+        f"{slug}.{name}": float(value) for name, value in setting.items()
+    }, slug
+    assert address.fragment == f"widget-{slug}"
+    link = page.locator(f"#widget-{slug} .setlab-widget-link a").get_attribute("href")
+    assert urljoin(page.url, link) == page.url, slug  # the link a reader copies
+    shown = readouts(page, slug)
+    again = browser.page(1280, 900)
+    again.goto(page.url)
+    ready(again, slug)
+    boxes = {n: float(again.locator(f"#widget-{slug}-{n}").input_value()) for n in setting}
+    assert boxes == {n: float(v) for n, v in setting.items()}, slug
+    assert readouts(again, slug) == shown, slug
+    again.close()
+
+
 def readouts(page, slug: str) -> dict[str, tuple[float, str]]:
     """Every readout as (the number in data-value, the text shown)."""
     found = {}

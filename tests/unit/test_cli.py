@@ -135,6 +135,33 @@ def test_every_subcommand_has_help(command, capsys):
     assert capsys.readouterr().out.startswith(f"usage: setlab {' '.join(command)}")
 
 
+def _every_command(parser=None, path=()):
+    """Every (sub)command of ``setlab``'s parser, with its path of names."""
+    import argparse
+
+    from setlab.cli.main import build_parser
+
+    parser = parser or build_parser()
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            described = {a.dest: a.help for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                assert described.get(name), f"setlab {' '.join((*path, name))} has no description"
+                yield from _every_command(sub, (*path, name))
+
+
+def test_every_command_of_the_tree_prints_its_help_without_a_stray_percent():
+    """Walks the parser itself, so a new subcommand is checked too; argparse writes '%%' as it
+    stands in a description (only help strings are %-formatted)."""
+    commands = dict(_every_command())
+    assert ("classroom", "monitor") in commands and ("calc", "birthday") in commands
+    for path, parser in commands.items():
+        text = parser.format_help()
+        assert text.startswith(f"usage: setlab {' '.join(path)}".rstrip()), path
+        assert "%%" not in text, f"setlab {' '.join(path)} --help prints '%%'"
+
+
 def test_calc_bloom_solves_seed_003s_filter_and_its_redisbloom_chain():
     text = _run("calc", "bloom", "-n", "1.2e8", "-p", "1%").stdout
     assert "137 MiB" in text and "k (hashes)     7" in text

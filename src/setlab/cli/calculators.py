@@ -405,7 +405,7 @@ CALCULATORS: tuple[Calculator, ...] = (
         help="chance that n hashed IDs share one of 2^bits offsets",
         description="n distinct IDs hashed uniformly into a bitmap of 2^bits offsets: the exact "
         "chance that two share an offset (the birthday problem), the expected number of sharing "
-        "pairs, and the most IDs that keep the chance at or below 1%%.",
+        "pairs, and the most IDs that keep the chance at or below 1%.",
         arguments=_birthday_arguments,
         run=_birthday,
     ),

@@ -74,6 +74,11 @@ class Control:
 
     ``log`` makes the slider move in powers of ten (the number box takes any value in range);
     ``integer`` rounds what the reader types. ``unit`` is shown after the number box.
+
+    ``check`` is the validator ``setlab calc`` applies to the same input (a model's function
+    that raises ``ValueError`` with the message the CLI prints). With it, a typed value the
+    CLI refuses (below ``low``, above ``high``, or off ``grid``, the only values a model has) is
+    refused in the page with that message, not snapped to the nearest value it can show.
     """
 
     name: str
@@ -85,6 +90,8 @@ class Control:
     log: bool = False
     integer: bool = False
     unit: str = ""
+    check: Callable[[float], object] | None = None
+    grid: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -95,6 +102,29 @@ class Control:
             )
         if self.log and self.low <= 0:
             raise ValueError(f"a log control needs low > 0, got {self.low!r} for {self.name!r}")
+
+    def refusals(self) -> dict[str, str]:
+        """The CLI's messages for a value below ``low``, above ``high`` and off ``grid``, as
+        templates with ``{value}`` (or ``{value:,}``, thousands separators) where the value goes:
+        :attr:`check` is asked about two such values, and the messages differ only there. A
+        side the check accepts (the CLI takes what this control does not show) has none."""
+        if self.check is None:
+            return {}
+        step = 1 if self.integer else max(abs(self.high - self.low) / 1e3, 1e-9)
+        probes = {
+            "below": (self.low - step, self.low - 2 * step),
+            "above": (self.high + 7 * step, self.high + 31 * step),
+        }
+        if self.grid is not None:
+            off = [v for v in range(int(self.low), int(self.high) + 1) if v not in self.grid]
+            if len(off) >= 2:
+                probes["grid"] = (off[0], off[-1])
+        found = {}
+        for side, values in probes.items():
+            messages = [_refusal(self.check, v if not self.integer else int(v)) for v in values]
+            if None not in messages:
+                found[side] = _template(*messages, *values)  # type: ignore[arg-type]
+        return found
 
     def slider(self) -> tuple[float, float, float, float]:
         """(min, max, step, value) of the slider, in log10 units when :attr:`log`."""
@@ -129,8 +159,8 @@ def format_value(value: float, kind: str, unit: str = "") -> str:
     digits, ``rate`` a small probability (3 significant digits, exponent below 0.001),
     ``number`` 3 significant digits."""
     if not math.isfinite(value):
-        text = "—"
-    elif kind == "int":
+        return "—"  # no number: no unit either
+    if kind == "int":
         text = f"{round(value):,}"
     elif kind == "bytes":
         text = format_bytes(value)
@@ -304,7 +334,10 @@ class Widget:
             f'<figure class="setlab-widget" id="{wid}" data-widget="{self.slug}">\n'
             f'<div class="setlab-widget-title">{html.escape(self.title)}</div>\n'
             f'<div class="setlab-widget-controls">\n{controls}\n</div>\n'
+            '<p class="setlab-widget-refusal" role="alert" hidden></p>\n'
             f'<dl class="setlab-widget-readouts">\n{readouts}\n</dl>\n'
+            f'<p class="setlab-widget-link"><a href="#{wid}">Link to these settings</a> '
+            "(the page's address keeps them too)</p>\n"
             f'<div class="setlab-widget-chart" role="img" '
             f'aria-label="{html.escape(self.title)}: {html.escape(self.caption)}"></div>\n'
             f'<script type="application/json" class="setlab-widget-spec">{spec}</script>\n'
@@ -353,6 +386,39 @@ class Widget:
         return {VEGALITE_MIME: self.spec(bind=True), "text/plain": self.text()}
 
 
+def _refusal(check: Callable[[float], object], value: float) -> str | None:
+    """What ``check`` says of ``value``, or None if it accepts it."""
+    try:
+        check(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _template(one: str, other: str, a: float, b: float) -> str:
+    """The message with its value replaced by a placeholder: ``one`` and ``other`` are the
+    check's messages for ``a`` and ``b``, equal outside the printed value."""
+    start = next((i for i, (x, y) in enumerate(zip(one, other, strict=False)) if x != y), None)
+    if start is None:
+        return one  # the message does not print the value
+    end = 0
+    while end < min(len(one), len(other)) - start and one[-1 - end] == other[-1 - end]:
+        end += 1
+    # widen to the whole printed number: digits, separators, a sign, a point
+    number = "0123456789,.-"
+    while start > 0 and one[start - 1] in number:
+        start -= 1
+    while end > 0 and one[len(one) - end] in number:
+        end -= 1
+    printed = one[start : len(one) - end]
+    for fmt in ("{value}", "{value:,}"):  # repr first: a small number reads the same in both
+        if printed == fmt.format(value=a) and other[start : len(other) - end] == fmt.format(
+            value=b
+        ):
+            return one[:start] + fmt + one[len(one) - end :]
+    raise ValueError(f"cannot find {a!r} in the check's message {one!r}")
+
+
 def _control_text(c: Control, value: float) -> str:
     text = f"{round(value):,}" if c.integer else f"{value:g}"
     return f"{text} {c.unit}".strip()
@@ -362,9 +428,14 @@ def _control_html(wid: str, c: Control) -> str:
     lo, hi, step, value = c.slider()
     ident = f"{wid}-{c.name}"
     number_step = "1" if c.integer else (str(c.step) if c.step is not None else "any")
+    refuse = "".join(
+        f' data-refuse-{side}="{html.escape(text)}"' for side, text in c.refusals().items()
+    )
+    if c.grid is not None:
+        refuse += f' data-grid="{",".join(_plain(v, c.integer) for v in c.grid)}"'
     return (
         f'<div class="setlab-control" data-control="{c.name}" data-log="{int(c.log)}" '
-        f'data-integer="{int(c.integer)}" data-low="{c.low!r}" data-high="{c.high!r}">'
+        f'data-integer="{int(c.integer)}" data-low="{c.low!r}" data-high="{c.high!r}"{refuse}>'
         f'<label for="{ident}">{html.escape(c.label)}</label>'
         f'<input type="range" aria-label="{html.escape(c.label)} (slider)" min="{lo!r}" '
         f'max="{hi!r}" step="{step}" value="{value!r}">'

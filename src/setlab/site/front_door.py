@@ -28,12 +28,13 @@ import numpy as np
 from setlab.chapters import choosing
 from setlab.chapters import hyperloglog as hll_chapter
 from setlab.core.units import format_bytes, format_count
-from setlab.models import bitmap, bloom, redis_memory, redisbloom, roaring
+from setlab.models import bitmap, bloom, cuckoo, redis_memory, redisbloom, roaring
 from setlab.models import hyperloglog as hll
 from setlab.models.bloom import format_rate
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
+from setlab.models.seeds import SEED_002_ITEMS
 from setlab.render.claims import Figures
-from setlab.tools import advise
+from setlab.tools import advise, calc
 from setlab.tools.advise import Advice, Candidate, Needs
 
 FIGURES = Figures("front-door")
@@ -244,10 +245,10 @@ FIGURES.add("fd-sketches", lambda: f"{hll_chapter.simulated_errors(COUNT_SCALE).
 
 # -- the handout's formulas, each with a worked example ------------------------------------------
 
-#: The bitmap example's offset; the Bloom and Roaring examples' count (seed 003's scale), and
-#: the Bloom example's rate.
-EXAMPLE_OFFSET = 10**8
-EXAMPLE_N, EXAMPLE_P = 10**8, 0.01
+#: The examples' count, seed 002's 8 × 10^8 openids (the bitmap's offset, the Bloom, cuckoo and
+#: Roaring examples' items), and the filters' rate, seed 002's 1%.
+EXAMPLE_OFFSET = int(SEED_002_ITEMS)
+EXAMPLE_N, EXAMPLE_P = int(SEED_002_ITEMS), 0.01
 #: Members of the SET examples: 16-hex device IDs (seed 003) and decimal integer IDs.
 EXAMPLE_SET_MEMBERS = 10**6
 
@@ -283,6 +284,25 @@ FIGURES.add(
     "fd-rb-bytes",
     lambda: format_bytes(redisbloom.ChainLayout(EXAMPLE_P, EXAMPLE_N).memory(EXAMPLE_N)),
 )
+
+
+@cache
+def example_cuckoo() -> dict:
+    """``setlab calc cuckoo`` for :data:`EXAMPLE_N` items at :data:`EXAMPLE_P` (bucket size 4)."""
+    return calc.cuckoo_sizing(EXAMPLE_N, EXAMPLE_P).data
+
+
+FIGURES.add("fd-cf-b", lambda: str(example_cuckoo()["bucket_size"]))
+FIGURES.add("fd-cf-f", lambda: str(example_cuckoo()["fingerprint_bits"]))
+FIGURES.add(
+    "fd-cf-max-load", lambda: f"{cuckoo.PAPER_LOAD_FACTORS[example_cuckoo()['bucket_size']]:.0%}"
+)
+FIGURES.add("fd-cf-bytes", lambda: format_bytes(example_cuckoo()["bytes"]))
+FIGURES.add("fd-cf-load", lambda: f"{example_cuckoo()['load']:.1%}")
+FIGURES.add("fd-cf-bits", lambda: f"{example_cuckoo()['bits_per_item']:.1f}")
+FIGURES.add("fd-cf-rate", lambda: format_rate(example_cuckoo()["fpr"]))
+FIGURES.add("fd-cf-rb-bytes", lambda: format_bytes(example_cuckoo()["redisbloom"]["bytes"]))
+FIGURES.add("fd-cf-rb-rate", lambda: format_rate(example_cuckoo()["redisbloom"]["fpr"]))
 
 FIGURES.add("fd-set-intset-max", lambda: str(redis_memory.SET_MAX_INTSET_ENTRIES))
 FIGURES.add(

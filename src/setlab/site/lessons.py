@@ -172,18 +172,44 @@ class Slot:
         return tuple(f"{self.slug}-ex-{n}" for n in self.exercises)
 
 
+#: when a plan's clock starts (the guide's schedule reads as a day from 09:00)
+START_MIN = 9 * 60
+
+
 @dataclass(frozen=True)
 class Plan:
     name: str
     budget_min: int  #: the session's length
     setup_min: int  #: checking every participant's machine, at the start
-    break_min: int
+    breaks: tuple[tuple[int, int, str], ...]  #: (after how many slots, minutes, what) each
     slots: tuple[Slot, ...]
     focus: str
 
     @property
     def chapters(self) -> tuple[str, ...]:
         return tuple(s.slug for s in self.slots)
+
+    @property
+    def break_min(self) -> int:
+        return sum(minutes for _, minutes, _ in self.breaks)
+
+    def schedule(self, book: Path = BOOK) -> list[tuple[int, int, str]]:
+        """(start, end, what) in minutes of the day from :data:`START_MIN`: the setup check,
+        each chapter's teaching and in-class exercises, and the breaks where they fall."""
+        clock, out = START_MIN, []
+
+        def add(minutes: int, what: str) -> None:
+            nonlocal clock
+            out.append((clock, clock + minutes, what))
+            clock += minutes
+
+        add(self.setup_min, "setup")
+        for n, (c, _, teaching, exercises) in enumerate(self.rows(book), 1):
+            add(teaching + exercises, c.slug)
+            for after, minutes, what in self.breaks:
+                if after == n:
+                    add(minutes, what)
+        return out
 
     def rows(self, book: Path = BOOK) -> list[tuple[Chapter, tuple[str, ...], int, int]]:
         """(chapter, exercise labels done in class, teaching minutes, exercise minutes)."""
@@ -200,15 +226,19 @@ class Plan:
         return self.setup_min + self.break_min + sum(t + e for _, _, t, e in self.rows(book))
 
 
+def _clock(start: int, end: int) -> str:
+    return f"{start // 60:02d}:{start % 60:02d}–{end // 60:02d}:{end % 60:02d}"
+
+
 PLANS = [
-    Plan("90 minutes", 90, 5, 0,
+    Plan("90 minutes", 90, 5, (),
          (Slot("setbit-offset", (1,), skip=("The hard limit",)),
           Slot("string-plus-set", (), skip=("A crash between the database and Redis",
                                             "Memory: one user's set and the counters")),
           Slot("choosing", (1,), skip=("Your numbers",))),
          "the incident, the fix, and the choice: why the first like stalled Redis, what replaced "
          "it, and how to pick a structure from a histogram of your IDs"),
-    Plan("half a day", 240, 10, 15,
+    Plan("half a day", 240, 10, ((4, 15, "break"),),
          (Slot("setbit-offset", (1,)), Slot("birthday-collisions", (1,)),
           Slot("one-slow-command", (1,)),
           Slot("string-plus-set", (1,), skip=("A crash between the database and Redis",)),
@@ -216,7 +246,7 @@ PLANS = [
           Slot("choosing", (1,), skip=("Your numbers",))),
          "Part I's failure modes and its fix, how a Bloom filter works and saturates, then "
          "choosing"),
-    Plan("a full day", 420, 15, 60,
+    Plan("a full day", 420, 15, ((3, 15, "break"), (5, 30, "lunch"), (7, 15, "break")),
          (Slot("setbit-offset", (1, 2)), Slot("birthday-collisions", (1, 2)),
           Slot("snowflake-ranges", (2,)), Slot("one-slow-command", (1,)),
           Slot("bloom-basics", (1, 2)), Slot("nk-vs-m-saturation", (1,)),
@@ -228,11 +258,13 @@ PLANS = [
 
 
 def plans_markdown(book: Path = BOOK) -> str:
-    """One table per plan: chapters, estimated minutes each, and the total against the budget."""
+    """One table per plan: the clock time of each slot from 09:00, chapters with their estimated
+    minutes, breaks where they fall, and the total against the budget."""
     parts = [
         f"Minutes are estimated from each chapter's text: {WORDS_PER_MIN} words of prose a minute, "
         f"{MIN_PER_CELL:g} min per code cell shown, and {EXERCISE_BASE_MIN} min per exercise plus "
-        "its own words and cells. Exercises not done in class are homework.",
+        "its own words and cells. Exercises not done in class are homework. The clock reads as a "
+        f"session starting at {_clock(START_MIN, START_MIN)[:5]}: shift it to yours.",
         "",
     ]
     for plan in PLANS:
@@ -241,17 +273,25 @@ def plans_markdown(book: Path = BOOK) -> str:
             "",
             f"{plan.focus[0].upper()}{plan.focus[1:]}.",
             "",
-            "| slot | teaching | exercises in class |",
-            "|:--|--:|--:|",
-            f"| setup check (`setlab doctor` on every machine) | {plan.setup_min} min | |",
+            "| time | slot | teaching | exercises in class |",
+            "|:--|:--|--:|--:|",
         ]
-        for (c, labels, teaching, exercises), slot in zip(plan.rows(book), plan.slots, strict=True):
-            refs = ", ".join(f"{{numref}}`{label}`" for label in labels)
-            done = f"{exercises} min ({refs})" if labels else "all as homework"
-            left = f" (for later: {'; '.join(slot.skip)})" if slot.skip else ""
-            parts.append(f"| {{doc}}`{c.slug}`{left} | {teaching} min | {done} |")
-        if plan.break_min:
-            parts.append(f"| breaks | {plan.break_min} min | |")
+        chapters = iter(zip(plan.rows(book), plan.slots, strict=True))
+        for start, end, what in plan.schedule(book):
+            when = _clock(start, end)
+            if what == "setup":
+                parts.append(
+                    f"| {when} | setup check (`setlab doctor` on every machine) | "
+                    f"{end - start} min | |"
+                )
+            elif what in plan.chapters:
+                (c, labels, teaching, exercises), slot = next(chapters)
+                refs = ", ".join(f"{{numref}}`{label}`" for label in labels)
+                done = f"{exercises} min ({refs})" if labels else "all as homework"
+                left = f" (for later: {'; '.join(slot.skip)})" if slot.skip else ""
+                parts.append(f"| {when} | {{doc}}`{c.slug}`{left} | {teaching} min | {done} |")
+            else:
+                parts.append(f"| {when} | *{what}* | {end - start} min | |")
         parts += [
             "",
             f"Total: **{plan.total_min(book)} min** of a {plan.budget_min}-minute slot.",

@@ -79,6 +79,21 @@ def _items(block: str) -> list[str]:
     return items
 
 
+def _section(text: str, heading: str) -> str:
+    """The prose of the page's ``## heading`` section, up to the next ``## ``, without its code
+    cells and admonitions (whose indented lines would read as a bullet's continuation)."""
+    found = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if found is None:
+        raise ValueError(f"page has no '## {heading}' section")
+    return re.sub(r"^(```|:::).*?^\1[^\n]*\n?", "", found.group(1), flags=re.S | re.M)
+
+
+def _lead(item: str) -> str:
+    """A bullet's bold lead (``**Use dense offsets**`` …), the part that fits on a slide."""
+    found = re.match(r"\*\*(.+?)\*\*", item)
+    return found.group(1).rstrip(".") if found else item
+
+
 def _listed(block: str, heading: str) -> list[str]:
     found = re.search(_LIST.format(heading=heading), block + "\n", re.M)
     if found is None:
@@ -165,6 +180,11 @@ def _bullets(title: str, items: Sequence[str]) -> str:
     return f"<h2>{html.escape(title)}</h2><ul>{lis}</ul>"
 
 
+def _notes(items: Sequence[str]) -> str:
+    """Speaker notes (reveal.js shows them in the speaker view only) from HTML items."""
+    return f'<aside class="notes"><ul>{"".join(f"<li>{i}</li>" for i in items)}</ul></aside>'
+
+
 def _verdict_rows(claims: Sequence[Claim], inline: _Inline) -> str:
     rows = "".join(
         f"<tr><td>{c.seed} {html.escape(c.section)}: {inline(c.claim)}</td>"
@@ -183,8 +203,11 @@ def deck(
     math: bool = True,
 ) -> Deck:
     """The slides of chapter ``slug``: title, questions, objectives, ``pictures`` (the executed
-    chapter's figures), the verdicts (a count, then ``CLAIMS_PER_SLIDE`` claims a slide), the
-    key points, and where the exercises are.
+    chapter's figures), the verdicts (a count, then the page table's claims not judged correct,
+    ``CLAIMS_PER_SLIDE`` a slide), what
+    to do instead (each bullet's bold lead; the whole bullet in the speaker notes), the key
+    points, and where the exercises are. Figure and verdict slides carry speaker notes too:
+    what the figure shows, and each verdict's reason.
 
     ``live`` maps the ``live-`` names the executed page glued to their text; ``math=False``
     shows TeX as code (for a site without its own MathJax).
@@ -209,8 +232,10 @@ def deck(
     slides += [
         f'<figure><img src="{html.escape(p.src)}" alt="{html.escape(p.alt)}">'
         f"{_caption(p.alt)}</figure>"
-        for p in pictures
-    ]
+        + _notes([f"What the figure shows: {html.escape(p.alt)}", "Its cell and prose: "
+                  f"{chapter_link}, figure {n} of the page."])
+        for n, p in enumerate(pictures, 1)
+    ]  # fmt: skip
     claims = registry.claims(slug)
     counts = registry.verdict_counts(claims)
     unjudged = counts.pop(Verdict.NOT_JUDGED.value)
@@ -219,16 +244,24 @@ def deck(
     slides.append(
         f"<h2>What the field reports claimed</h2><p>{len(claims) - unjudged} claims checked: "
         f"{tally}{aside}.</p>"
-        f'<p class="small">Each row: the seed\'s figure, ours, and the verdict; '
-        f"the reasons are in the verdict table of {chapter_link}.</p>"
+        f'<p class="small">The next slides show the ones not judged correct: the seed\'s '
+        f"figure, ours, and the verdict (the reasons are in the speaker notes); every claim is "
+        f"in the verdict table of {chapter_link}.</p>"
     )
-    shown = [c for c in claims if c.in_chapter_table]  # what the page's table lists
+    # what the page's table lists, less what it judges correct: a room needs the surprises
+    shown = [c for c in claims if c.in_chapter_table and c.verdict is not Verdict.CORRECT]
     for i in range(0, len(shown), CLAIMS_PER_SLIDE):
         part = shown[i : i + CLAIMS_PER_SLIDE]
         slides.append(
             f"<h3>Verdicts {i // CLAIMS_PER_SLIDE + 1}/{-(-len(shown) // CLAIMS_PER_SLIDE)}"
             f"</h3>{_verdict_rows(part, inline)}"
+            + _notes([f"<em>{c.verdict.value}</em>: {inline(c.reason())}" for c in part])
         )
+    instead = _items(_section(text, "What to do instead"))
+    slides.append(
+        _bullets("What to do instead", [inline(_lead(item)) for item in instead])
+        + _notes([inline(item) for item in instead])
+    )
     slides.append(_bullets("Key points", [inline(p) for p in _items(points)]))
     slides.append(
         f"<h2>Exercises</h2><p>{len(page.exercises)} exercises, about {page.exercises_min} "

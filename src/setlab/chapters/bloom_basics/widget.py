@@ -31,8 +31,9 @@ SETTINGS = ({"n": 1_000_000, "p": 0.001, "load": 2.0}, {"n": 10_000_000, "p": 1e
 #: Loads drawn on the curve, as multiples of ``n`` (the default chain then has at most three
 #: sub-filters: they hold n, 2n and 4n).
 MAX_LOAD = 4.0
-#: Largest bit array the jemalloc table covers, bytes (10^10 items at 10^-6 is ~36 GB).
-MAX_ALLOCATION = 2**37
+#: Largest bit array the jemalloc table covers, bytes: the default chain's third sub-filter at
+#: the controls' extremes (4 × 10^10 items at 10^-6 / 8) is ~165 GB.
+MAX_ALLOCATION = 2**38
 
 
 #: A log axis labelled at powers of ten only (Vega labels 2 and 5 times them too).
@@ -140,15 +141,29 @@ def _chart() -> alt.LayerChart:
 
 def calculator() -> Widget:
     """The Bloom calculator of chapter bloom-basics (see the module docstring)."""
-    rb = {}
-    for name, err in (("rb", "p * 0.5"), ("ns", "p")):
-        bits, _ = _link("n", f"({err})")
-        rb[f"{name}_bytes0"] = f"({bits} / 8)"
+    # the default chain's sub-filters (n, 2n, 4n at p/2, p/4, p/8) and NONSCALING's one
+    rb = {"nsub": "1 + (items > n ? 1 : 0) + (items > 3 * n ? 1 : 0)"}
+    for i in range(3):
+        bits, _ = _link(f"(n * {2**i})", f"(p * {0.5 ** (i + 1)!r})")
+        rb[f"rb_bytes{i}"] = f"({bits} / 8)"
+    rb["ns_bytes0"] = f"({_link('n', '(p)')[0]} / 8)"
     alloc = jemalloc_expr("{}")
     structs = jemalloc_size_class(redisbloom.CHAIN_BYTES) + jemalloc_size_class(
         redisbloom.LINK_BYTES
     )
     overhead = redisbloom.CHAIN_BYTES + redisbloom.LINK_BYTES
+    # BF.INFO Size and jemalloc's blocks for the sub-filters the chain has at this load
+    present = [f"(nsub > {i} ? 1 : 0)" for i in range(3)]
+    rb_size = f"{redisbloom.CHAIN_BYTES} + " + " + ".join(
+        f"{on} * ({redisbloom.LINK_BYTES} + rb_bytes{i})" for i, on in enumerate(present)
+    )
+    rb_alloc = (
+        f"{jemalloc_size_class(redisbloom.CHAIN_BYTES)} + "
+        f"{alloc.replace('{}', f'({redisbloom.LINK_BYTES} * nsub)')} + "
+        + " + ".join(
+            f"{on} * {alloc.replace('{}', f'rb_bytes{i}')}" for i, on in enumerate(present)
+        )
+    )
     best = f"(m / n * {_n(bloom.LN2)})"
     klo, khi = f"max(1, floor({best}))", f"max(1, ceil({best}))"
     readouts = [
@@ -161,22 +176,22 @@ def calculator() -> Widget:
                 kind="bytes"),
         Readout("fill", "bits set at n", "1 - exp(-k * n / m)", lambda s: _classic(s)["fill"],
                 kind="percent"),
-        Readout("rb_size", "BF.RESERVE: BF.INFO Size", f"{overhead} + rb_bytes0",
-                lambda s: _layout(s)["bytes"], kind="bytes"),
-        Readout("rb_alloc", "BF.RESERVE: jemalloc gives",
-                f"{structs} + {alloc.replace('{}', 'rb_bytes0')}",
-                lambda s: _layout(s)["allocated"], kind="bytes"),
+        Readout("rb_size", "BF.RESERVE: BF.INFO Size at this load", rb_size,
+                lambda s: _layout(s, load=_items(s))["bytes"], kind="bytes"),
+        Readout("rb_alloc", "BF.RESERVE: jemalloc gives at this load", rb_alloc,
+                lambda s: _layout(s, load=_items(s))["allocated"], kind="bytes"),
         Readout("ns_size", "NONSCALING: BF.INFO Size", f"{overhead} + ns_bytes0",
                 lambda s: _layout(s, nonscaling=True)["bytes"], kind="bytes"),
         Readout("ns_alloc", "NONSCALING: jemalloc gives",
                 f"{structs} + {alloc.replace('{}', 'ns_bytes0')}",
                 lambda s: _layout(s, nonscaling=True)["allocated"], kind="bytes"),
+        Readout("ns_refused", "NONSCALING: adds refused at this load", "max(0, items - n)",
+                lambda s: max(0, _items(s) - round(s["n"])), kind="int"),
         Readout("rate_fixed", "rate at this load, one filter", fixed_fpr_expr("items"),
                 _fixed_rate, kind="rate"),
         Readout("rate_chain", "rate at this load, default chain", chain_fpr_expr("items"),
                 lambda s: _layout(s, load=_items(s))["expected_fpr"], kind="rate"),
-        Readout("filters", "sub-filters at this load",
-                "1 + (items > n ? 1 : 0) + (items > 3 * n ? 1 : 0)",
+        Readout("filters", "sub-filters at this load", "nsub",
                 lambda s: _layout(s, load=_items(s))["sub_filters"], kind="int"),
     ]  # fmt: skip
     sets, at_scale = scale.widget_parts("bytes", lambda s: _classic(s)["bytes"])
@@ -194,7 +209,8 @@ def calculator() -> Widget:
         "BF.INFO Size of BF.RESERVE key p n (its first sub-filter is built for p/2) and of "
         "NONSCALING (built for p), and what jemalloc really hands out for each. Move the load "
         "past 1: one filter of m bits fills up and its rate climbs; the default chain adds "
-        "sub-filters of 2n and 4n and stays under p; NONSCALING refuses the adds "
+        "sub-filters of 2n and 4n, its size grows with them and its rate stays under p; "
+        "NONSCALING keeps its size and refuses the adds past n "
         "(\"non scaling filter is full\"). Set how many such filters you keep (one per "
         "campaign, per day) for the total and the 16 GiB servers it takes.",
         source="formulas of setlab.models.bloom and .redisbloom run in your browser; jemalloc's "

@@ -85,11 +85,14 @@ def figure() -> Widget:
         "cuckoo-load", "Cuckoo filter: how full before the first failed insert", _chart(grid),
         controls=[
             Control("b", "bucket size b", DEFAULTS["b"], 1, 8, step=1, integer=True,
-                    unit="slots (1, 2, 4, 8)"),
+                    unit="slots (1, 2, 4, 8)", grid=BUCKET_SIZES,
+                    check=lambda v: grid.cell(v, DEFAULTS["f"], DEFAULTS["logslots"])),
             Control("f", "fingerprint bits f", DEFAULTS["f"], 4, 16, step=1, integer=True,
-                    unit="bits"),
+                    unit="bits", grid=FINGERPRINT_BITS,
+                    check=lambda v: grid.cell(DEFAULTS["b"], v, DEFAULTS["logslots"])),
             Control("logslots", "table size, log2 slots", DEFAULTS["logslots"], 10, 18, step=2,
-                    integer=True, unit="(10 … 18)"),
+                    integer=True, unit="(10 … 18)", grid=LOG_SLOTS,
+                    check=lambda v: grid.cell(DEFAULTS["b"], DEFAULTS["f"], v)),
         ],
         readouts=[
             Readout("cb", "bucket size b", "pow(2, clamp(round(log(b) / LN2), 0, 3))",

@@ -81,7 +81,7 @@ def offset_explorer() -> Widget:
         "setbit", "SETBIT offset: what the first write at your offset costs",
         _chart(offsets, ms),
         controls=[Control("offset", "bit offset", DEFAULTS["offset"], 1, bitmap.MAX_OFFSET,
-                          log=True, integer=True), sets],
+                          log=True, integer=True, check=bitmap.check_offset), sets],
         readouts=readouts + at_scale,
         caption="Set the offset of a first SETBIT on a new key. Redis grows the string to "
         "offset/8 + 1 bytes and zero-fills it before it answers: the memory follows the offset, "

@@ -1,0 +1,87 @@
+"""Where ``setlab calc`` refuses an input, its calculator in the page refuses it too, with the
+CLI's own message (render/widgets.py ``Control.check``): ch1's snowflake ID as a SETBIT offset,
+an offset one past the last, a cuckoo setting off the simulated grid. The page does not snap the
+value to one it can show: the box keeps what was typed, no readout shows a number, and a valid
+value brings them back. The same holds for a refused value in the page's URL."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from setlab.cli.main import main
+from tests.support import widget_driver as drive
+from tests.support.site import serve
+
+pytestmark = [pytest.mark.browser, pytest.mark.book, pytest.mark.site]
+
+#: (widget, page, control, what the reader types, the same input to setlab calc, a valid value)
+EDGES = [
+    ("setbit", "book/setbit-offset.html", "offset", "2051776854918803458",
+     ["setbit", "2051776854918803458"], "1000"),
+    ("setbit", "book/setbit-offset.html", "offset", "4294967296", ["setbit", "4294967296"],
+     "4294967295"),
+    ("cuckoo-load", "book/cuckoo-kick-chains.html", "b", "3",
+     ["cuckoo-load", "-b", "3", "-f", "12", "--slots", "2^14"], "2"),
+    ("cuckoo-load", "book/cuckoo-kick-chains.html", "logslots", "11",
+     ["cuckoo-load", "-b", "4", "-f", "12", "--slots", "2^11"], "12"),
+    ("cuckoo-load", "book/cuckoo-kick-chains.html", "f", "3",
+     ["cuckoo-load", "-b", "4", "-f", "3", "--slots", "2^14"], "8"),
+]  # fmt: skip
+
+
+def cli_refusal(args: list[str]) -> str:
+    """What ``setlab calc <args>`` says when it refuses them, without its ``setlab calc X:``."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            code = main(["calc", *args])
+        except SystemExit as exc:
+            code = exc.code
+    assert code == 2, f"setlab calc {' '.join(args)} accepted it"
+    return err.getvalue().strip().split(": ", 1)[1]
+
+
+@pytest.fixture(scope="module")
+def site(request) -> Path:
+    override = os.environ.get("SETLAB_WIDGET_SITE")
+    return Path(override) if override else request.getfixturevalue("fake_book_html")
+
+
+def _refused(page, slug: str, message: str) -> None:
+    note = page.locator(f"#widget-{slug} .setlab-widget-refusal")
+    assert note.is_visible() and note.inner_text() == message
+    assert all(math.isnan(value) for value, _ in drive.readouts(page, slug).values())
+
+
+def test_the_page_refuses_what_the_cli_refuses_with_its_message(site, browser):
+    pages: dict[tuple[str, str], list] = {}
+    for slug, path, *edge in EDGES:
+        pages.setdefault((slug, path), []).append(edge)
+    with serve(site) as base:
+        for (slug, path), edges in pages.items():
+            page = browser.page(1280, 900)
+            page.goto(f"{base}{path}")
+            drive.ready(page, slug)
+            for control, typed, args, valid in edges:
+                message = cli_refusal(args)
+                drive.set_boxes(page, slug, {control: typed})
+                _refused(page, slug, message)
+                # not snapped to a value the page can show, and not shared in the address
+                assert page.locator(f"#widget-{slug}-{control}").input_value() == typed
+                assert f"{slug}.{control}={typed}" not in page.url
+                drive.set_boxes(page, slug, {control: valid})
+                assert not page.locator(f"#widget-{slug} .setlab-widget-refusal").is_visible()
+                assert not any(math.isnan(v) for v, _ in drive.readouts(page, slug).values())
+            control, typed, args, _ = edges[0]  # the same, from a link
+            page.goto(f"{base}{path}?{slug}.{control}={typed}")
+            drive.ready(page, slug)
+            _refused(page, slug, cli_refusal(args))
+            page.close()
+    assert browser.outside == []
+    assert browser.errors == []
