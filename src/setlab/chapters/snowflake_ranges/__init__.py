@@ -338,6 +338,10 @@ FIGURES.add("sf-bias-least", lambda: format_count(_meant().least))
 FIGURES.add("sf-minval-meant", lambda: f"{_meant().min_value_result:,}")
 FIGURES.add("sf-minval-printed", lambda: f"{abs_mod_bias(_PRINTED).min_value_result:,}")
 FIGURES.add("sf-expected-offset", lambda: f"{(SEED_MODULUS_INTENDED - 1) // 2:,}")
+FIGURES.add(
+    "sf-expected-bytes",
+    lambda: format_bytes(bitmap.bytes_for_offset((SEED_MODULUS_INTENDED - 1) // 2)),
+)
 
 
 @FIGURES.figure("sf-example-remainders")

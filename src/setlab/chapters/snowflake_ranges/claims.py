@@ -88,7 +88,8 @@ def register(figures: Figures) -> None:
         "000-expected-offset", "000", "§4.2",
         "The expected offset is about 2.14 billion, so a first write allocates ~256 MB.",
         "2.14 billion, ~256 MB",
-        "{sf-expected-offset} for the modulus 2^32 − 1 the section means: a 256 MiB string",
+        "{sf-expected-offset} for the modulus 2^32 − 1 the section means: a {sf-expected-bytes} "
+        "string",
         Verdict.CORRECT,
         "Judged for the modulus the section describes. The code as printed (2 XOR 31, judged in "
         "000-to-offset-range) reaches at most {sf-printed-max}, a "
