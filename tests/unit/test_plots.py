@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import matplotlib
@@ -20,10 +21,25 @@ def _style():
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(1, "1"), (1500, "1.5k"), (2_000_000, "2M"), (8e8, "800M"), (4.3e9, "4.3G"), (0.5, "0.5")],
-)
+    [(1, "1"), (1500, "1.5k"), (2_000_000, "2M"), (8e8, "800M"), (4.3e9, "4.3G"), (0.5, "0.5"),
+     (1.75e18, "1.75e18")],  # a snowflake ID: not "1.75e+06T"
+)  # fmt: skip
 def test_short_count_labels_counts_without_exponents(value, text):
     assert plots.short_count(value) == text
+
+
+def test_an_axis_of_snowflake_ids_keeps_labels_that_do_not_collide():
+    """choosing's histogram of snowflake IDs (about 2 × 10^18) read "1.75e+06T" on every tick,
+    the labels running into each other: its ticks keep matplotlib's mantissas, the power once."""
+    fig, ax = plots.new_figure(width=4.75, height=3.6)
+    ax.bar([1.74e18, 1.87e18], [1, 1], width=1.3e17, align="edge")
+    plots.humanize_log_axes(fig)
+    fig.canvas.draw()
+    labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+    assert len(labels) >= 3 and not any("T" in t.get_text() for t in labels)
+    assert ax.xaxis.get_offset_text().get_text() == "1e18"
+    boxes = sorted((t.get_window_extent() for t in labels), key=lambda b: b.x0)
+    assert all(a.x1 <= b.x0 for a, b in itertools.pairwise(boxes)), "labels overlap"
 
 
 @pytest.mark.parametrize(

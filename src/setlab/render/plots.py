@@ -192,10 +192,18 @@ def seconds_axis(ax: Axes, axis: str = "y") -> None:
     target.set_major_formatter(formatter)
 
 
+#: Counts from here up have no suffix a reader knows (a snowflake ID is ~2 × 10^18): they keep
+#: matplotlib's own labels, the mantissa on each tick and the power once at the axis's end.
+BEYOND_SUFFIXES = 1e15
+
+
 def short_count(n: float) -> str:
-    """``2_500_000`` → ``'2.5M'``: a count for a tick label (k, M, G for 10^3, 10^6, 10^9)."""
+    """``2_500_000`` → ``'2.5M'``: a count for a tick label (k, M, G, T for 10^3 … 10^12);
+    from :data:`BEYOND_SUFFIXES` up, ``'1.75e18'`` (it once read ``'1.75e+06T'``)."""
     if n < 0:
         return "−" + short_count(-n)
+    if n >= BEYOND_SUFFIXES:
+        return f"{n:.3g}".replace("e+", "e")
     for scale, unit in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if n >= scale:
             return f"{n / scale:.3g}{unit}"
@@ -252,14 +260,16 @@ def humanize_log_axes(fig: Figure) -> None:
     """Give every log axis of ``fig`` that still has matplotlib's default labels
     :func:`human_log_label` labels (major ticks; minor ticks only where the axis spans less
     than two decades, at 2× and 5×), and every linear axis reaching 100,000 or more counts
-    (:func:`short_count`) instead of a ``1e7`` multiplier."""
+    (:func:`short_count`) instead of a ``1e7`` multiplier, below :data:`BEYOND_SUFFIXES`:
+    above it matplotlib's mantissas and one ``1e18`` at the axis's end fit where eight
+    ``1.75e18`` labels would run into each other."""
     from matplotlib.ticker import LogFormatter
 
     every = [a for ax in fig.axes for a in (ax, *ax.child_axes)]  # secondary axes too
     for ax in every:
         for axis in (ax.xaxis, ax.yaxis):
             if axis.get_scale() == "linear" and type(axis.get_major_formatter()) is ScalarFormatter:
-                if max(abs(v) for v in axis.get_view_interval()) >= 1e5:
+                if 1e5 <= max(abs(v) for v in axis.get_view_interval()) < BEYOND_SUFFIXES:
                     axis.set_major_formatter(FuncFormatter(lambda v, _pos: short_count(v)))
                 continue
             if axis.get_scale() not in _LOG_SCALES or type(axis.get_major_formatter()) not in (
