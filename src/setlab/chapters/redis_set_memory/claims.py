@@ -134,7 +134,7 @@ def register(figures: Figures) -> None:
         "“unbelievable” (table lost)",
         "{rsm-004-hash} vs {rsm-004-uuid}",
         Verdict.CORRECT,
-        "Offsets spread over 2^32 make a string of about 512 MiB; the Set holds only what is "
+        "Offsets spread over 2^32 make a key of {rsm-004-hash}; the Set holds only what is "
         "there.")  # fmt: skip
     figures.claim("004-dense-bitmap-small", "004", "§2.2",
         "With offsets 0…99,999 the bitmap is tiny, smaller than the Set of the same integers.",
@@ -151,8 +151,9 @@ def register(figures: Figures) -> None:
         "run)",
         Verdict.DEPENDS,
         "Like with like, key by key: the hashed bitmap's 141 ms matches ours (BITCOUNT scans "
-        "512 MiB). The other three are two round trips here, so their 3 to 35 ms are the "
-        "seed's client and network, not Redis, and depend on where the client runs.")  # fmt: skip
+        "its {rsm-004-hash}). The other three are two round trips here, so their 3 to 35 ms "
+        "are the seed's client and network, not Redis, and depend on where the client "
+        "runs.")  # fmt: skip
     figures.claim("004-bitcount-99998", "004", "§2.3",
         "BITCOUNT of the hashed bitmap is 99,998: two of 100,000 UUIDs collided.",
         "99998",
