@@ -28,6 +28,14 @@ pytestmark = pytest.mark.live
 SECRET = "s3cret-Audit-pass"
 SETTLE = "for i = 1, tonumber(ARGV[1]) do redis.call('SISMEMBER', KEYS[1], '') end"
 FOREIGN_KEYS = 10_000
+#: seconds the test's own client waits for a reply: the first SETBIT at 2^32 − 1 zero-fills
+#: 512 MiB and DUMP compresses it, a second alone but more than redis-py's default 5 s on a
+#: loaded CI machine (it timed out there once); the audit's own timeout is what is tested
+PATIENCE_S = 120
+
+
+def _client(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_timeout=PATIENCE_S)
 
 
 def _seed(r: redis.Redis) -> None:
@@ -51,7 +59,7 @@ def _seed(r: redis.Redis) -> None:
 def seeded():
     _need_redis_server()
     server = RedisServer.start()
-    client = redis.Redis.from_url(server.url)
+    client = _client(server.url)
     _seed(client)
     client.close()
     yield server
@@ -91,7 +99,7 @@ def test_each_seeded_problem_is_reported_with_its_kind_and_figures(seeded):
 
 
 def test_the_audit_writes_nothing(seeded):
-    r = redis.Redis.from_url(seeded.url)
+    r = _client(seeded.url)
     before = _digests(r)
     stats = {k: v["calls"] for k, v in r.info("commandstats").items()}
     audit.audit(seeded.url, rate=0)
@@ -113,7 +121,7 @@ def _cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300):
 
 
 def test_a_snapshot_is_audited_in_a_private_copy_and_left_as_it_was(seeded, tmp_path):
-    r = redis.Redis.from_url(seeded.url)
+    r = _client(seeded.url)
     r.save()
     r.close()
     snapshot = tmp_path / "dump.rdb"
@@ -142,7 +150,7 @@ def test_a_snapshot_newer_than_this_redis_server_is_refused_naming_both_versions
 
 def _auditor(server: RedisServer) -> None:
     """An ACL user who may read keys but not run MEMORY or INFO."""
-    r = redis.Redis.from_url(server.url)
+    r = _client(server.url)
     r.acl_setuser("auditor", enabled=True, passwords=[f"+{SECRET}"], keys=["*"],
                   commands=["+@read", "-memory", "-info", "+bf.info", "+ping"])  # fmt: skip
     r.close()
@@ -172,7 +180,7 @@ def test_a_frozen_server_stops_the_audit_within_seconds():
     _need_redis_server()
     server = RedisServer.start(module=False)
     try:
-        client = redis.Redis.from_url(server.url)
+        client = _client(server.url)
         client.mset({f"k:{i}": i for i in range(50)})
         client.close()
         os.kill(server.process.pid, signal.SIGSTOP)

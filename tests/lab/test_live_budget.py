@@ -165,7 +165,7 @@ def test_the_worst_setbit_is_budgeted_at_what_redis_allocates(monkeypatch):
 
     _need_redis_server()
     with RedisServer.start(module=False) as server:
-        client = server.client()
+        client = server.client(socket_timeout=120)  # a 512 MiB zero-fill on a loaded machine
         key = "setlab:@budget:00000000-0000:setbit-offset:first-write:4294967295"
         client.setbit("warm", 7, 1)
         client.delete("warm")
