@@ -1,6 +1,7 @@
 /* setlab's interactive figures (src/setlab/render/widgets.py): every <figure class="setlab-widget">
    holds a Vega-Lite spec as JSON, sliders with number boxes, and <output data-readout> elements.
-   This embeds the chart with the Vega bundle the book serves itself (_static/vega, no CDN), feeds
+   This embeds the chart with the Vega bundle the book serves itself (_static/vega, no CDN; fetched
+   when the reader nears a widget, see start), feeds
    the controls into the chart's parameters, and writes each readout's value (data-value, the
    number; text, as the Python fallback writes it). A widget that is ready has data-ready="1".
    Its settings live in the page's URL, one parameter per control (?setbit.offset=700000000):
@@ -211,7 +212,53 @@
     });
   }
 
-  function start() { document.querySelectorAll("figure.setlab-widget").forEach(init); }
+  /* The Vega bundle (870 KB) is fetched only when a reader comes near a widget (600 px
+     ahead of it), or at once when the address carries a widget's settings or names one: a
+     reader who never scrolls to a calculator never downloads it. */
+  var BUNDLE = new URL("vega/setlab-vega.js", document.currentScript.src).href;
+  var loading = null;
+
+  function bundle() {
+    if (loading === null) {
+      loading = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = BUNDLE;
+        script.onload = resolve;
+        script.onerror = function () { reject(new Error("cannot load " + BUNDLE)); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading;
+  }
+
+  function asked(figure) {
+    var prefix = figure.dataset.widget + ".";
+    var query = Array.from(new URLSearchParams(window.location.search).keys());
+    return window.location.hash === "#" + figure.id
+      || query.some(function (key) { return key.indexOf(prefix) === 0; });
+  }
+
+  function start() {
+    var figures = Array.from(document.querySelectorAll("figure.setlab-widget"));
+    function go(figure) {
+      if (figure.dataset.started) return;
+      figure.dataset.started = "1";
+      bundle().then(function () { init(figure); }, function (error) {
+        figure.dataset.error = String(error);
+        console.error("setlab widget " + figure.id + ": " + error);
+      });
+    }
+    if (!("IntersectionObserver" in window)) { figures.forEach(go); return; }
+    var near = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (entry.isIntersecting) { near.unobserve(entry.target); go(entry.target); }
+      });
+    }, { rootMargin: "600px 0px" });
+    figures.forEach(function (figure) {
+      if (asked(figure)) go(figure);
+      else near.observe(figure);
+    });
+  }
   // After "load": the theme's own scripts have settled light or dark by then, so the first
   // drawing has the right colours (a later switch redraws, see init).
   if (document.readyState === "complete") start();

@@ -167,6 +167,8 @@ def test_without_the_vega_script_a_widget_is_its_text(site, browser, slug):
         page.goto(base + path)
         page.wait_for_load_state("networkidle")
         figure = page.locator(f"#widget-{slug}")
+        figure.scroll_into_view_if_needed()  # the page asks for the bundle, and loses it
+        page.wait_for_selector(f"#widget-{slug}[data-error]", state="attached")
         assert figure.get_attribute("data-ready") is None
         assert not figure.locator(".setlab-widget-controls").is_visible()
         defaults = drive.readouts(page, slug)
@@ -177,6 +179,28 @@ def test_without_the_vega_script_a_widget_is_its_text(site, browser, slug):
         assert figure.locator("details table").is_visible()
         controls = figure.locator(".setlab-control").count()
         assert figure.locator("details tbody tr").count() == controls + len(defaults)
+
+
+def test_the_bundle_is_fetched_only_when_a_reader_nears_a_widget_or_the_address_names_one(
+    site, browser
+):
+    """870 KB a reader who never scrolls to a calculator does not download (issue 29's page
+    weight), and one who follows a link to a calculator's settings gets it at once."""
+    path, *_ = WIDGETS["setbit"]
+    with serve(site) as base:
+        page = browser.page(1280, 900)
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url) if "setlab-vega" in r.url else None)
+        page.goto(base + path)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("window.scrollY") == 0 and asked == []
+        drive.ready(page, "setbit")
+        assert len(asked) == 1
+        linked = browser.page(1280, 900)
+        linked.goto(base + path + "?setbit.offset=1000")
+        linked.wait_for_selector("#widget-setbit[data-ready='1']", state="attached")
+        assert linked.evaluate("window.scrollY") == 0
+    assert browser.errors == []
 
 
 def test_switching_the_theme_redraws_the_chart_in_its_colours_keeping_the_settings(site, browser):

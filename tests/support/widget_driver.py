@@ -26,7 +26,9 @@ def calc(*args: object) -> dict | list:
 
 
 def ready(page, slug: str, timeout: float = 60_000) -> object:
-    """The widget's figure once its chart is drawn and its readouts written."""
+    """The widget's figure once its chart is drawn and its readouts written: scrolled to first,
+    as a reader does (the page fetches the Vega bundle when a reader nears a widget)."""
+    page.locator(f"#widget-{slug}").scroll_into_view_if_needed()
     page.wait_for_selector(f"#widget-{slug}[data-ready='1']", state="attached", timeout=timeout)
     return page.locator(f"#widget-{slug}")
 
