@@ -52,8 +52,44 @@
       out.dataset.value = String(value);
       out.textContent = format(Number(value), out.dataset.kind, out.dataset.unit);
     });
+    commands(figure, view);
     // counts the updates, so a test can wait for the one its input caused
     figure.dataset.updates = String(Number(figure.dataset.updates || 0) + 1);
+  }
+
+  /* The lines to copy (render/widgets.py Command): each {name} is a control's box as it reads
+     (even a value the CLI refuses: the copied line then gets the same refusal) or a whole-number
+     readout, every digit. */
+  function commands(figure, view) {
+    figure.querySelectorAll("code[data-template]").forEach(function (code) {
+      code.textContent = code.dataset.template.replace(/\{([a-z][a-z0-9_]*)\}/g,
+        function (_, name) {
+          var control = figure.querySelector('.setlab-control[data-control="' + name + '"]');
+          if (control) return control.querySelector("input[type=number]").value.trim();
+          var value = Number(view.signal(name));
+          return isFinite(value) ? BigInt(Math.round(value)).toString() : "?";
+        });
+    });
+  }
+
+  function wireCopy(figure) {
+    figure.querySelectorAll(".setlab-widget-command").forEach(function (line) {
+      var button = line.querySelector(".setlab-copy"), code = line.querySelector("code");
+      button.addEventListener("click", function () {
+        var done = function () {
+          button.textContent = "Copied";
+          setTimeout(function () { button.textContent = "Copy"; }, 1500);
+        };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(code.textContent).then(done, function () {});
+        } else {  // select it, for the reader's own Ctrl-C
+          var range = document.createRange();
+          range.selectNodeContents(code);
+          window.getSelection().removeAllRanges();
+          window.getSelection().addRange(range);
+        }
+      });
+    });
   }
 
   /* The CLI's message for a typed value it refuses (data-refuse-below / -above / -grid, written
@@ -195,6 +231,7 @@
         });
       });
     }
+    wireCopy(figure);
     draw(function () {
       return restore(figure, wire(figure, function () { return current; }));
     }).then(function () {

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,6 +46,8 @@ def bloom_cli(s: dict) -> dict[str, float]:
         "rate_fixed": fixed["p"], "rate_chain": loaded["expected_fpr"],
         "filters": loaded["sub_filters"],
         "total": classic["scale"]["total"], "masters": classic["scale"]["masters"],
+        "bpi": classic["bits_per_item"], "bound": classic["lower_bound_bits_per_item"],
+        "keys": classic["redis_keys"], "added": items,
     }  # fmt: skip
 
 
@@ -154,6 +157,39 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, b
                 assert box["width"] <= width, f"{slug} is wider than a {width} px screen"
         assert browser.outside == []
         assert browser.errors == []
+
+
+def test_the_bloom_calculators_lines_to_copy_give_its_numbers(site, browser):
+    """The page's "same in a terminal" line, run as it reads, prints the page's numbers; its
+    BF.RESERVE line reserves the page's n at the page's p."""
+    path, settings, *_ = WIDGETS["bloom"]
+    with serve(site) as base:
+        page = browser.page(1280, 900)
+        page.goto(base + path)
+        drive.ready(page, "bloom")
+        for setting in settings:
+            drive.set_boxes(page, "bloom", setting)
+            shown = {k: v for k, (v, _) in drive.readouts(page, "bloom").items()}
+            terminal, reserve = page.locator("#widget-bloom code[data-template]").all_inner_texts()
+            words = shlex.split(terminal)
+            assert words[:3] == ["setlab", "calc", "bloom"]
+            classic, loaded = drive.calc(*words[2:])
+            for name, want in [
+                ("m", classic["m"]),
+                ("k", classic["k"]),
+                ("total", classic["scale"]["total"]),
+                ("rb_size", loaded["bytes"]),
+                ("filters", loaded["sub_filters"]),
+            ]:
+                assert shown[name] == pytest.approx(want, rel=1e-12), (setting, name)
+            command, key, p, n = reserve.split()
+            assert (command, key, float(p), int(n)) == (
+                "BF.RESERVE",
+                "ids",
+                setting["p"],
+                setting["n"],
+            )
+    assert browser.errors == []
 
 
 @pytest.mark.parametrize("slug", list(WIDGETS))

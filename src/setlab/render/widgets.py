@@ -153,6 +153,19 @@ class Readout:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
 
 
+@dataclass(frozen=True)
+class Command:
+    """A line the reader copies to get the same numbers elsewhere (``setlab calc …``, the Redis
+    command): ``template`` with ``{name}`` where a control's value (as its box holds it) or an
+    ``int`` readout's value (every digit) goes. The page rewrites it with every change."""
+
+    label: str
+    template: str
+
+    def names(self) -> list[str]:
+        return re.findall(r"\{([a-z][a-z0-9_]*)\}", self.template)
+
+
 def format_value(value: float, kind: str, unit: str = "") -> str:
     """A readout as the page writes it (setlab-widgets.js mirrors this): ``int`` with thousands
     separators, ``bytes`` in binary units, ``percent`` a fraction as % with 3 significant
@@ -263,6 +276,8 @@ class Widget:
     settings: Sequence[Settings] = field(default_factory=list)
     #: Intermediate Vega params (name → expression) the readouts share, not shown on the page.
     derived: Mapping[str, str] = field(default_factory=dict)
+    #: Lines to copy (setlab calc, BF.RESERVE …) that give the readouts at the current setting.
+    commands: Sequence[Command] = ()
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9-]+$", self.slug):
@@ -273,6 +288,14 @@ class Widget:
             _check_name(name)
         if len(set(names)) != len(names):
             raise ValueError(f"widget {self.slug!r}: parameter names repeat: {names}")
+        usable = {c.name for c in self.controls} | {
+            r.name for r in self.readouts if r.kind == "int"
+        }
+        for command in self.commands:
+            unknown = set(command.names()) - usable
+            if unknown:
+                raise ValueError(f"widget {self.slug!r}: command {command.label!r} names "
+                                 f"{sorted(unknown)}, not a control or an int readout")  # fmt: skip
 
     @property
     def defaults(self) -> dict[str, float]:
@@ -336,6 +359,7 @@ class Widget:
             f'<div class="setlab-widget-controls">\n{controls}\n</div>\n'
             '<p class="setlab-widget-refusal" role="alert" hidden></p>\n'
             f'<dl class="setlab-widget-readouts">\n{readouts}\n</dl>\n'
+            f"{self.commands_html(defaults)}"
             f'<p class="setlab-widget-link"><a href="#{wid}">Link to these settings</a> '
             "(the page's address keeps them too)</p>\n"
             f'<div class="setlab-widget-chart" role="img" '
@@ -345,6 +369,31 @@ class Widget:
             f"{html.escape(self.source)}.</em></figcaption>\n"
             f"{self.fallback_html()}\n</figure>"
         )
+
+    def command_text(self, command: Command, row: Mapping[str, float]) -> str:
+        """``command`` filled in at ``row`` (a setting with its readouts, see :meth:`rows`)."""
+        controls = {c.name: c for c in self.controls}
+
+        def value(m: re.Match) -> str:
+            name = m.group(1)
+            if name in controls:
+                return _plain(row[name], controls[name].integer)
+            return str(round(row[name]))
+
+        return re.sub(r"\{([a-z][a-z0-9_]*)\}", value, command.template)
+
+    def commands_html(self, row: Mapping[str, float]) -> str:
+        """The commands at ``row``, each with a button that copies it (shown where scripts run)."""
+        if not self.commands:
+            return ""
+        lines = "".join(
+            f'<p class="setlab-widget-command"><span>{html.escape(c.label)}</span> '
+            f'<code data-template="{html.escape(c.template)}">'
+            f"{html.escape(self.command_text(c, row))}</code> "
+            '<button type="button" class="setlab-copy">Copy</button></p>'
+            for c in self.commands
+        )
+        return f'<div class="setlab-widget-commands">{lines}</div>\n'
 
     def fallback_html(self) -> str:
         """The text fallback: one column per setting (the default first), one row per control
