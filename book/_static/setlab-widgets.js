@@ -22,6 +22,7 @@
   }
   function format(value, kind, unit) {
     var text;
+    if (kind === "text") return value ? String(value) : "\u2014";
     if (!isFinite(value)) text = "\u2014";
     // BigInt writes every digit of a whole number past 2^53 (2^64 offsets), as Python does
     else if (kind === "int") text = BigInt(Math.round(value)).toLocaleString("en-US");
@@ -49,8 +50,10 @@
     var refused = figure.dataset.refused === "1";  // a refused input shows no number
     figure.querySelectorAll("output[data-readout]").forEach(function (out) {
       var value = refused ? NaN : view.signal(out.dataset.readout);
+      var text = out.dataset.kind === "text";
+      if (text && refused) value = "";
       out.dataset.value = String(value);
-      out.textContent = format(Number(value), out.dataset.kind, out.dataset.unit);
+      out.textContent = format(text ? value : Number(value), out.dataset.kind, out.dataset.unit);
     });
     commands(figure, view);
     // counts the updates, so a test can wait for the one its input caused

@@ -113,6 +113,26 @@ def _kinds(page, slug: str) -> dict[str, tuple[str, str]]:
     return kinds
 
 
+def _overlapping_labels(page, slug: str) -> list[str]:
+    """Pairs of one axis's tick labels in the widget's chart that overlap on screen."""
+    return page.evaluate(
+        """slug => {
+          const found = [];
+          document.querySelectorAll('#widget-' + slug + ' .role-axis-label').forEach(axis => {
+            const boxes = [...axis.querySelectorAll('text')]
+              .filter(t => t.textContent && getComputedStyle(t).opacity !== '0')
+              .map(t => [t.textContent, t.getBoundingClientRect()]);
+            boxes.forEach(([a, r], i) => boxes.slice(i + 1).forEach(([b, q]) => {
+              if (r.left < q.right - 1 && q.left < r.right - 1 && r.top < q.bottom - 1
+                  && q.top < r.bottom - 1) found.push(a + ' / ' + b);
+            }));
+          });
+          return found;
+        }""",
+        slug,
+    )
+
+
 def _check(page, slug: str, expected: dict[str, float], where: str) -> None:
     shown = drive.readouts(page, slug)
     kinds = _kinds(page, slug)
@@ -155,6 +175,7 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, b
                 figure.screenshot(path=str(SHOTS / f"{slug}-{width}-{theme}.png"))
                 box = figure.bounding_box()
                 assert box["width"] <= width, f"{slug} is wider than a {width} px screen"
+                assert _overlapping_labels(shot, slug) == [], f"{slug} at {width} px"
         assert browser.outside == []
         assert browser.errors == []
 

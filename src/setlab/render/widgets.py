@@ -62,7 +62,7 @@ STATIC_ENV = "SETLAB_WIDGETS"
 #: Vega-Lite's MIME type, which JupyterLab renders with its own (offline) Vega.
 VEGALITE_MIME = "application/vnd.vegalite.v5+json"
 #: How a readout's number is written: see :func:`format_value` (and setlab-widgets.js).
-KINDS = ("int", "bytes", "number", "percent", "rate")
+KINDS = ("int", "bytes", "number", "percent", "rate", "text")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 Settings = Mapping[str, float]
@@ -166,11 +166,14 @@ class Command:
         return re.findall(r"\{([a-z][a-z0-9_]*)\}", self.template)
 
 
-def format_value(value: float, kind: str, unit: str = "") -> str:
+def format_value(value: float | str, kind: str, unit: str = "") -> str:
     """A readout as the page writes it (setlab-widgets.js mirrors this): ``int`` with thousands
     separators, ``bytes`` in binary units, ``percent`` a fraction as % with 3 significant
     digits, ``rate`` a small probability (3 significant digits, exponent below 0.001),
-    ``number`` 3 significant digits."""
+    ``number`` 3 significant digits; ``text`` is words (a pick, its reason) as they are, and an
+    empty one is "—"."""
+    if kind == "text":
+        return str(value) or "—"
     if not math.isfinite(value):
         return "—"  # no number: no unit either
     if kind == "int":
@@ -248,6 +251,12 @@ def interp_expr(var: str, xs: Sequence[float], ys: Sequence[float], *, log: bool
     for x1, piece in reversed(pieces):
         expr = f"({var} <= {_num(x1)} ? {piece} : {expr})"
     return f"({var} <= {_num(xs[0])} ? {_num(ys[0])} : {expr})"
+
+
+def text_lookup(index: str, texts: Sequence[str]) -> str:
+    """A Vega expression picking ``texts[index]``: words computed in Python at build time (a
+    pick, its reason) that the browser only looks up, as :func:`step_expr` does for numbers."""
+    return f"[{','.join(json.dumps(t) for t in texts)}][{index}]"
 
 
 def _num(x: float) -> str:
@@ -348,7 +357,8 @@ class Widget:
         readouts = "\n".join(
             f'<div class="setlab-readout"><dt>{html.escape(r.label)}</dt><dd>'
             f'<output id="{wid}-{r.name}" data-readout="{r.name}" data-kind="{r.kind}" '
-            f'data-unit="{html.escape(r.unit)}" data-value="{defaults[r.name]!r}">'
+            f'data-unit="{html.escape(r.unit)}" '
+            f'data-value="{html.escape(_data(defaults[r.name]))}">'
             f"{html.escape(format_value(defaults[r.name], r.kind, r.unit))}</output></dd></div>"
             for r in self.readouts
         )
@@ -435,6 +445,11 @@ class Widget:
         return {VEGALITE_MIME: self.spec(bind=True), "text/plain": self.text()}
 
 
+def _data(value: float | str) -> str:
+    """A readout's value as its ``data-value`` holds it: a number's repr, words as they are."""
+    return value if isinstance(value, str) else repr(value)
+
+
 def _refusal(check: Callable[[float], object], value: float) -> str | None:
     """What ``check`` says of ``value``, or None if it accepts it."""
     try:
@@ -511,7 +526,7 @@ def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     params: list[dict[str, Any]] = [{"name": c.name, "value": values[c.name]}
                                     for c in widget.controls]  # fmt: skip
     params += widget.expr_params()
-    joined = " + '|' + ".join(f"('' + {r.name})" for r in widget.readouts)
+    joined = " + '\\u2016' + ".join(f"('' + {r.name})" for r in widget.readouts)
     spec = {
         "params": params,
         "data": {"values": [{}]},
@@ -535,5 +550,6 @@ def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     walk(vl_convert.vegalite_to_scenegraph(spec))
     if len(texts) != 1:
         raise RuntimeError(f"expected one text mark from Vega, got {texts!r}")
-    parts = texts[0].split("|")
-    return {r.name: float(v) for r, v in zip(widget.readouts, parts, strict=True)}
+    parts = texts[0].split("\u2016")  # "‖": no readout writes it
+    return {r.name: v if r.kind == "text" else float(v)
+            for r, v in zip(widget.readouts, parts, strict=True)}  # fmt: skip

@@ -13,8 +13,9 @@ import math
 from functools import cache
 from typing import Any
 
+from setlab.render.plots import STRUCTURE_COLOURS
 from setlab.render.vega_lite import alt
-from setlab.render.widgets import Control, Readout, Settings, Widget
+from setlab.render.widgets import Control, Readout, Settings, Widget, text_lookup
 from setlab.tools import widget_calcs
 from setlab.tools.widget_calcs import STRUCTURES
 
@@ -25,10 +26,11 @@ DEFAULTS = {"logn": 6, "logrange": 32}
 #: The text fallback's other settings: dense auto-increment IDs, a crowded 2^24, 10^8 over 2^32.
 SETTINGS = ({"logn": 6, "logrange": 20}, {"logn": 7, "logrange": 24}, {"logn": 8, "logrange": 32},
             {"logn": 4, "logrange": 16})  # fmt: skip
-#: A readout name and a colour per structure (colour-blind-safe palette).
+#: The lookup arrays' index of a setting of the sliders.
+_INDEX = f"(logn - {LOG_COUNTS[0]}) * {len(LOG_RANGES)} + logrange - {LOG_RANGES[0]}"
+#: A readout name per structure.
 SHORT = dict(zip(STRUCTURES, ("set", "bitmap", "roaring", "bloom", "cuckoo", "hll"), strict=True))
 X_TITLE = "ID range (values the IDs are spread over)"
-COLOURS = ("#CC79A7", "#0072B2", "#009E73", "#E69F00", "#D55E00", "#888888")
 
 
 @cache
@@ -69,7 +71,27 @@ def _lookup(structure: str) -> str:
     }
     values = [found.get((n, lr)) for n in LOG_COUNTS for lr in LOG_RANGES]
     array = ",".join("NaN" if v is None else repr(float(v)) for v in values)
-    return f"[{array}][(logn - {LOG_COUNTS[0]}) * {len(LOG_RANGES)} + logrange - {LOG_RANGES[0]}]"
+    return f"[{array}][{_INDEX}]"
+
+
+def _cells() -> list[dict[str, Any] | None]:
+    """``setlab calc density``'s JSON at every setting of the sliders, in lookup order."""
+    return [_calc(n, lr) for n in LOG_COUNTS for lr in LOG_RANGES]
+
+
+def _said(field: str) -> Any:
+    """The CLI's ``pick`` or ``reason`` at a setting ("" where the IDs outnumber the range)."""
+
+    def model(s: Settings) -> str:
+        data = _data(s)
+        return "" if data is None else data[field]
+
+    return model
+
+
+def _pick_bytes(s: Settings) -> float:
+    data = _data(s)
+    return math.nan if data is None else data["memory"][data["pick"]]
 
 
 def _chart() -> alt.LayerChart:
@@ -80,7 +102,8 @@ def _chart() -> alt.LayerChart:
     ticks = alt.Axis(labelExpr="'2^' + datum.value", values=list(LOG_RANGES[::2]))
     x = alt.X("lr:Q", title=X_TITLE, scale=domain, axis=ticks)
     colour = alt.Color("structure:N", title=None, sort=list(STRUCTURES),
-                       scale=alt.Scale(domain=list(STRUCTURES), range=list(COLOURS)),
+                       scale=alt.Scale(domain=list(STRUCTURES),
+                                       range=[STRUCTURE_COLOURS[s] for s in STRUCTURES]),
                        legend=alt.Legend(orient="bottom", columns=2, symbolOpacity=1))  # fmt: skip
     y = alt.Y("bytes_per_id:Q", title="bytes per ID", scale=alt.Scale(type="log"))
     lines = base.mark_line(point=True).encode(x=x, y=y, color=colour)
@@ -120,6 +143,18 @@ def figure() -> Widget:
                 kind="int"),
         Readout("density", "density", "n / range", lambda s: 10 ** s["logn"] / 2 ** s["logrange"],
                 kind="rate"),
+    ]  # fmt: skip
+    cells = _cells()
+    readouts += [
+        Readout("pick", "the advisor's pick",
+                text_lookup(_INDEX, ["" if c is None else c["pick"] for c in cells]),
+                _said("pick"), kind="text"),
+        Readout("pick_bytes", "it takes", "[" + ",".join(
+                    "NaN" if c is None else repr(float(c["memory"][c["pick"]])) for c in cells)
+                + f"][{_INDEX}]", _pick_bytes, kind="bytes"),
+        Readout("reason", "why", text_lookup(_INDEX, ["" if c is None else c["reason"]
+                                                      for c in cells]),
+                _said("reason"), kind="text"),
     ]  # fmt: skip
     readouts += [
         Readout(SHORT[name], name, _lookup(name), _per_id(name), unit="B per ID")
