@@ -46,6 +46,8 @@
       title: { color: text, fontSize: 13 } };
   }
 
+  var LONG_TEXT = 60;  // words longer than this read as a sentence (render/widgets.py)
+
   function readouts(figure, view) {
     var refused = figure.dataset.refused === "1";  // a refused input shows no number
     figure.querySelectorAll("output[data-readout]").forEach(function (out) {
@@ -54,6 +56,7 @@
       if (text && refused) value = "";
       out.dataset.value = String(value);
       out.textContent = format(text ? value : Number(value), out.dataset.kind, out.dataset.unit);
+      if (text) out.toggleAttribute("data-long", String(value).length > LONG_TEXT);
     });
     commands(figure, view);
     // counts the updates, so a test can wait for the one its input caused

@@ -4,7 +4,7 @@
    - tables of four or more columns are labelled cell by cell, so that on a phone setlab.css can
      show each row as a card;
    - in a table cell, a long token (an identifier, a call, a long number: 12 characters or more)
-     may break after its punctuation (a <wbr> after . , : ( _ / = -), and a piece of 16 characters
+     may break at its punctuation (a <wbr> after . , : _ / = -, before a call's "("), and a piece of 16 characters
      with none (a 19-digit ID) anywhere, so no column is squeezed below an ordinary word
      ("mem|ory", "10,00|0") and no table is pushed out of the column;
    - a click on a figure opens it large in a dialog (Escape, a click or the button closes it). */
@@ -62,7 +62,8 @@
   }
 
   const LONG = /\S{12,}/;
-  const AFTER = /([.,:(_\/=-])(?=[^\s.,:(_\/=-])/g;
+  const AFTER = /([.,:_\/=-])(?=[^\s.,:(_\/=-])/g;
+  const BEFORE = /([^\s(\u0000])\(/g;  // a call breaks before its "(", never after it
 
   function softBreaks() {
     document.querySelectorAll(".bd-article td, .bd-article th").forEach(function (cell) {
@@ -78,7 +79,8 @@
             fragment.append(token);
             return;
           }
-          token.replace(AFTER, "$1\u0000").split("\u0000").forEach(function (piece, i) {
+          const pieces = token.replace(AFTER, "$1\u0000").replace(BEFORE, "$1\u0000(");
+          pieces.split("\u0000").forEach(function (piece, i) {
             if (i > 0) fragment.append(document.createElement("wbr"));
             if (piece.length < 16) {
               fragment.append(piece);

@@ -358,7 +358,7 @@ class Widget:
             f'<div class="setlab-readout"><dt>{html.escape(r.label)}</dt><dd>'
             f'<output id="{wid}-{r.name}" data-readout="{r.name}" data-kind="{r.kind}" '
             f'data-unit="{html.escape(r.unit)}" '
-            f'data-value="{html.escape(_data(defaults[r.name]))}">'
+            f'data-value="{html.escape(_data(defaults[r.name]))}"{_long(defaults[r.name])}>'
             f"{html.escape(format_value(defaults[r.name], r.kind, r.unit))}</output></dd></div>"
             for r in self.readouts
         )
@@ -443,6 +443,14 @@ class Widget:
         if os.environ.get(STATIC_ENV) == "static":
             return {"text/html": self.html(), "text/plain": self.text()}
         return {VEGALITE_MIME: self.spec(bind=True), "text/plain": self.text()}
+
+
+#: a text readout longer than this is a sentence: a line of its own, in ordinary weight
+LONG_TEXT = 60
+
+
+def _long(value: float | str) -> str:
+    return " data-long" if isinstance(value, str) and len(value) > LONG_TEXT else ""
 
 
 def _data(value: float | str) -> str:
