@@ -111,7 +111,11 @@
     var whole = /^-?\d+$/.test(text.trim()), big = whole ? BigInt(text.trim()) : null;
     var plain = whole ? big.toString() : String(value);
     var grouped = whole ? big.toLocaleString("en-US") : value.toLocaleString("en-US");
-    return d[side].split("{value:,}").join(grouped).split("{value}").join(plain);
+    // 2^value for a control in log2 units (a range typed as its exponent); not past 2^4096
+    var pow2 = !whole ? "" : big > BigInt(4096) || big < BigInt(0) ? "2^" + big
+      : (BigInt(2) ** big).toLocaleString("en-US");
+    return d[side].split("{value:,}").join(grouped).split("{value}").join(plain)
+      .split("{pow2:,}").join(pow2);
   }
 
   /* Shows (or, with null, clears) a refusal: the message under the controls, and readouts

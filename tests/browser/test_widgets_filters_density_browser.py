@@ -44,14 +44,21 @@ def _sharded(s: dict) -> dict:
 
 
 def _density(s: dict) -> dict:
-    d = drive.calc("density", "-n", f"10^{s['logn']}", "--range", f"2^{s['logrange']}")
+    d = drive.calc("density", "-n", f"10^{s['logn']}", "--range", f"2^{s['logrange']}",
+                   "--sets", int(s.get("sets", 1)))  # fmt: skip
     short = {"Redis SET": "set", "plain bitmap": "bitmap", "Roaring bitmap": "roaring",
              "Bloom filter": "bloom", "cuckoo filter": "cuckoo", "HyperLogLog": "hll"}  # fmt: skip
     out = {"n": d["count"], "range": d["universe"], "density": d["density"]}
     out.update({short[k]: v for k, v in d["bytes_per_id"].items()})
     out["chart_pick"] = f"pick at 2^{s['logrange']}: {d['pick']}"
     # the pick and its reason in words, and what it takes: readouts, not only a chart label
-    out.update(pick=d["pick"], reason=d["reason"], pick_bytes=d["memory"][d["pick"]])
+    out.update(
+        pick=d["pick"],
+        reason=d["reason"],
+        pick_bytes=d["pick_bytes"],
+        total=d["scale"]["total"],
+        masters=d["scale"]["masters"],
+    )
     return out
 
 
@@ -66,8 +73,9 @@ FIGURES = {
                        {"logshards": 17, "capacity": 7_630},
                        {"logshards": 5, "capacity": 123_456}], _sharded, ("capacity", 4.5)),
     "bytes-per-id": ("book/choosing.html",
-                     [{"logn": 8, "logrange": 32}, {"logn": 6, "logrange": 20},
-                      {"logn": 4, "logrange": 16}], _density, ("logrange", 27)),
+                     [{"logn": 8, "logrange": 32, "sets": 1},
+                      {"logn": 6, "logrange": 20, "sets": 300},
+                      {"logn": 7, "logrange": 64, "sets": 20}], _density, ("logrange", 27)),
 }  # fmt: skip
 
 

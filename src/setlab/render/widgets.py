@@ -483,12 +483,18 @@ def _template(one: str, other: str, a: float, b: float) -> str:
     while end > 0 and one[len(one) - end] in number:
         end -= 1
     printed = one[start : len(one) - end]
-    for fmt in ("{value}", "{value:,}"):  # repr first: a small number reads the same in both
-        if printed == fmt.format(value=a) and other[start : len(other) - end] == fmt.format(
-            value=b
-        ):
+    # repr first: a small number reads the same in both; "{pow2:,}" is 2^value (a control in
+    # log2 units, such as a range typed as its exponent, whose CLI prints the range itself)
+    for fmt in ("{value}", "{value:,}", "{pow2:,}"):
+        if printed == _format(fmt, a) and other[start : len(other) - end] == _format(fmt, b):
             return one[:start] + fmt + one[len(one) - end :]
     raise ValueError(f"cannot find {a!r} in the check's message {one!r}")
+
+
+def _format(fmt: str, value: float) -> str:
+    if fmt == "{pow2:,}":
+        return f"{2 ** int(value):,}" if float(value).is_integer() else ""
+    return fmt.format(value=value)
 
 
 def _control_text(c: Control, value: float) -> str:
