@@ -12,7 +12,6 @@ html folder of a mini book with these pages."""
 from __future__ import annotations
 
 import math
-
 import os
 from pathlib import Path
 
