@@ -12,6 +12,7 @@ its calculator and the calculators page (:mod:`setlab.site.calculators`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import shutil
 from importlib import util
 from pathlib import Path
@@ -44,19 +45,40 @@ def reveal_root() -> Path | None:
     return None
 
 
-def executed_outputs(notebook: Path) -> tuple[list[str], dict[str, str]]:
-    """From an executed chapter: its SVG figures outside exercises and solutions, in page order;
-    and the values it glued under ``live-`` names."""
-    nb = nbformat.read(notebook, as_version=4)
+def executed_notebook(path: Path, cache: str | None) -> nbformat.NotebookNode:
+    """The executed chapter: MyST-NB's copy in ``jupyter_execute`` carries no outputs when the
+    page came from the execution cache (it writes the page's notebook, not the cached one), so
+    its outputs are merged from the cache at ``cache`` (setlab_execution's folder)."""
+    nb = nbformat.read(path, as_version=4)
+    if cache and not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"):
+        from jupyter_cache import get_cache
+
+        with contextlib.suppress(KeyError):  # not in the cache: a page that failed
+            _, nb = get_cache(cache).merge_match_into_notebook(nb)
+    return nb
+
+
+def executed_outputs(nb: nbformat.NotebookNode) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """From an executed chapter: its SVG figures outside exercises and solutions, in page order,
+    each with the prose right after its cell (the paragraph that says what it shows; empty
+    when a heading or another cell comes first); and the values it glued under ``live-``
+    names."""
     inside, svgs, live = False, [], {}
+    waiting: list[int] = []  # figures of the last code cell, waiting for the prose after it
     for cell in nb.cells:
         if cell.cell_type == "markdown":
+            text = cell.source.strip()
+            if waiting and text and not text.startswith(("#", "(", "```", ":::", "<")):
+                for i in waiting:
+                    svgs[i] = (svgs[i][0], text.split("\n\n", 1)[0])
+            waiting = []
             found = [(cell.source.rfind(m), m) for m in _MARKS if m in cell.source]
             if found:
                 inside = max(found)[1].endswith("-start")
             continue
         if cell.cell_type != "code":
             continue
+        waiting = []
         tags = cell.get("metadata", {}).get("tags", [])
         for output in cell.get("outputs", []):
             data = output.get("data", {})
@@ -67,7 +89,8 @@ def executed_outputs(notebook: Path) -> tuple[list[str], dict[str, str]]:
                     live[name] = str(ast.literal_eval(text))
             svg = data.get("image/svg+xml")
             if svg and not inside and not {"remove-output", "remove-cell"} & set(tags):
-                svgs.append("".join(svg) if isinstance(svg, list) else svg)
+                waiting.append(len(svgs))
+                svgs.append(("".join(svg) if isinstance(svg, list) else svg, ""))
     return svgs, live
 
 
@@ -81,9 +104,10 @@ def _copy_reveal(root: Path, target: Path) -> None:
             shutil.copy2(source, destination)
 
 
-def write_decks(out: Path, slugs: list[str]) -> int:
+def write_decks(out: Path, slugs: list[str], cache: str | None = None) -> int:
     """Write the decks of ``slugs`` and reveal's files into the HTML folder ``out``, with the
-    figures of the executed chapters beside it (``../jupyter_execute/book``); returns how many."""
+    figures of the executed chapters beside it (``../jupyter_execute/book``, their outputs from
+    the execution cache at ``cache``); returns how many."""
     root = reveal_root()
     if root is None:
         logger.warning("setlab_slides: sphinx-revealjs is not installed (book extra): no slides")
@@ -93,15 +117,16 @@ def write_decks(out: Path, slugs: list[str]) -> int:
     math = mathjax_es5() is not None
     for slug in slugs:
         notebook = executed / f"{slug}.ipynb"
-        figures, live = executed_outputs(notebook) if notebook.is_file() else ([], {})
+        figures, live = (executed_outputs(executed_notebook(notebook, cache))
+                         if notebook.is_file() else ([], {}))  # fmt: skip
         folder = out / FOLDER / slug
         folder.mkdir(parents=True, exist_ok=True)
         pictures = []
-        for n, svg in enumerate(figures, 1):
+        for n, (svg, prose) in enumerate(figures, 1):
             file = folder / f"fig-{n}.svg"
             file.write_text(svg, encoding="utf-8")
             title = svg_title(file) or f"Figure {n} of the chapter"
-            pictures.append(slides.Picture(f"{slug}/fig-{n}.svg", title))
+            pictures.append(slides.Picture(f"{slug}/fig-{n}.svg", title, prose))
         made = slides.deck(slug, pictures, live, math=math)
         page = slides.deck_html(made, f"../_static/{STATIC}", "../_static/mathjax/tex-mml-chtml.js")
         (out / FOLDER / f"{slug}.html").write_text(page, encoding="utf-8")
@@ -112,7 +137,8 @@ def _write_decks(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     slugs = [slug for slug in CHAPTERS if f"book/{slug}" in app.env.found_docs]
-    written = write_decks(Path(app.outdir), slugs)
+    cache = getattr(app.config, "nb_execution_cache_path", None)
+    written = write_decks(Path(app.outdir), slugs, cache)
     logger.info(f"setlab_slides: wrote {written} chapter decks")
 
 
@@ -151,5 +177,6 @@ def _calculators_line(slug: str) -> str:
 
 def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", _link_deck, priority=600)  # after the download link
-    app.connect("build-finished", _write_decks)
+    # before setlab_execution removes a reader's own server's temporary cache (priority 500)
+    app.connect("build-finished", _write_decks, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,8 +8,11 @@ offline), included only on the pages that hold a widget.
 - After the build it writes ``_static/vega/setlab-vega.js``: ``vl_convert.javascript_bundle()``
   (vl-convert-python carries Vega, Vega-Lite and vega-embed), for the Vega-Lite version Altair
   writes. It is cached beside the build, keyed by the versions, so a rebuild does not re-bundle.
-- On every page whose body holds a ``setlab-widget`` it adds that bundle, ``setlab-widgets.js`` and
-  ``setlab-widgets.css`` (book/_static).
+- On every page whose body holds a ``setlab-widget`` it adds ``setlab-widgets.js``, which fetches
+  that bundle when the reader comes near a widget (870 KB a page that is read without its
+  calculator does not download), and ``setlab-widgets.css`` (book/_static); on a page with a
+  ``setlab-stepper``,
+  ``setlab-steppers.js`` and the same styles.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ logger = logging.getLogger(__name__)
 
 BUNDLE = "vega/setlab-vega.js"
 MARKER = 'class="setlab-widget"'
+#: a stepper (render/steppers.py) needs its own script and the widgets' styles, not Vega
+STEPPER = 'class="setlab-stepper"'
 
 
 def vega_lite_version() -> str:
@@ -66,9 +71,12 @@ def _write_bundle(app: Sphinx, exception: Exception | None) -> None:
 
 def _add_to_widget_pages(app: Sphinx, pagename: str, templatename: str, context: dict,
                          doctree: object) -> None:  # fmt: skip
-    if MARKER in context.get("body", ""):
-        app.add_js_file(BUNDLE, defer="defer")  # deferred scripts run in order
+    body = context.get("body", "")
+    if MARKER in body:  # it fetches the bundle itself when a reader nears a widget
         app.add_js_file("setlab-widgets.js", defer="defer")
+    if STEPPER in body:
+        app.add_js_file("setlab-steppers.js", defer="defer")
+    if MARKER in body or STEPPER in body:
         app.add_css_file("setlab-widgets.css")
 
 

@@ -1,6 +1,7 @@
 /* setlab's interactive figures (src/setlab/render/widgets.py): every <figure class="setlab-widget">
    holds a Vega-Lite spec as JSON, sliders with number boxes, and <output data-readout> elements.
-   This embeds the chart with the Vega bundle the book serves itself (_static/vega, no CDN), feeds
+   This embeds the chart with the Vega bundle the book serves itself (_static/vega, no CDN; fetched
+   when the reader nears a widget, see start), feeds
    the controls into the chart's parameters, and writes each readout's value (data-value, the
    number; text, as the Python fallback writes it). A widget that is ready has data-ready="1".
    Its settings live in the page's URL, one parameter per control (?setbit.offset=700000000):
@@ -21,6 +22,7 @@
   }
   function format(value, kind, unit) {
     var text;
+    if (kind === "text") return value ? String(value) : "\u2014";
     if (!isFinite(value)) text = "\u2014";
     // BigInt writes every digit of a whole number past 2^53 (2^64 offsets), as Python does
     else if (kind === "int") text = BigInt(Math.round(value)).toLocaleString("en-US");
@@ -44,15 +46,56 @@
       title: { color: text, fontSize: 13 } };
   }
 
+  var LONG_TEXT = 60;  // words longer than this read as a sentence (render/widgets.py)
+
   function readouts(figure, view) {
     var refused = figure.dataset.refused === "1";  // a refused input shows no number
     figure.querySelectorAll("output[data-readout]").forEach(function (out) {
       var value = refused ? NaN : view.signal(out.dataset.readout);
+      var text = out.dataset.kind === "text";
+      if (text && refused) value = "";
       out.dataset.value = String(value);
-      out.textContent = format(Number(value), out.dataset.kind, out.dataset.unit);
+      out.textContent = format(text ? value : Number(value), out.dataset.kind, out.dataset.unit);
+      if (text) out.toggleAttribute("data-long", String(value).length > LONG_TEXT);
     });
+    commands(figure, view);
     // counts the updates, so a test can wait for the one its input caused
     figure.dataset.updates = String(Number(figure.dataset.updates || 0) + 1);
+  }
+
+  /* The lines to copy (render/widgets.py Command): each {name} is a control's box as it reads
+     (even a value the CLI refuses: the copied line then gets the same refusal) or a whole-number
+     readout, every digit. */
+  function commands(figure, view) {
+    figure.querySelectorAll("code[data-template]").forEach(function (code) {
+      code.textContent = code.dataset.template.replace(/\{([a-z][a-z0-9_]*)\}/g,
+        function (_, name) {
+          var control = figure.querySelector('.setlab-control[data-control="' + name + '"]');
+          if (control) return control.querySelector("input[type=number]").value.trim();
+          var value = Number(view.signal(name));
+          return isFinite(value) ? BigInt(Math.round(value)).toString() : "?";
+        });
+    });
+  }
+
+  function wireCopy(figure) {
+    figure.querySelectorAll(".setlab-widget-command").forEach(function (line) {
+      var button = line.querySelector(".setlab-copy"), code = line.querySelector("code");
+      button.addEventListener("click", function () {
+        var done = function () {
+          button.textContent = "Copied";
+          setTimeout(function () { button.textContent = "Copy"; }, 1500);
+        };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(code.textContent).then(done, function () {});
+        } else {  // select it, for the reader's own Ctrl-C
+          var range = document.createRange();
+          range.selectNodeContents(code);
+          window.getSelection().removeAllRanges();
+          window.getSelection().addRange(range);
+        }
+      });
+    });
   }
 
   /* The CLI's message for a typed value it refuses (data-refuse-below / -above / -grid, written
@@ -68,7 +111,11 @@
     var whole = /^-?\d+$/.test(text.trim()), big = whole ? BigInt(text.trim()) : null;
     var plain = whole ? big.toString() : String(value);
     var grouped = whole ? big.toLocaleString("en-US") : value.toLocaleString("en-US");
-    return d[side].split("{value:,}").join(grouped).split("{value}").join(plain);
+    // 2^value for a control in log2 units (a range typed as its exponent); not past 2^4096
+    var pow2 = !whole ? "" : big > BigInt(4096) || big < BigInt(0) ? "2^" + big
+      : (BigInt(2) ** big).toLocaleString("en-US");
+    return d[side].split("{value:,}").join(grouped).split("{value}").join(plain)
+      .split("{pow2:,}").join(pow2);
   }
 
   /* Shows (or, with null, clears) a refusal: the message under the controls, and readouts
@@ -194,6 +241,7 @@
         });
       });
     }
+    wireCopy(figure);
     draw(function () {
       return restore(figure, wire(figure, function () { return current; }));
     }).then(function () {
@@ -211,7 +259,53 @@
     });
   }
 
-  function start() { document.querySelectorAll("figure.setlab-widget").forEach(init); }
+  /* The Vega bundle (870 KB) is fetched only when a reader comes near a widget (600 px
+     ahead of it), or at once when the address carries a widget's settings or names one: a
+     reader who never scrolls to a calculator never downloads it. */
+  var BUNDLE = new URL("vega/setlab-vega.js", document.currentScript.src).href;
+  var loading = null;
+
+  function bundle() {
+    if (loading === null) {
+      loading = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = BUNDLE;
+        script.onload = resolve;
+        script.onerror = function () { reject(new Error("cannot load " + BUNDLE)); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading;
+  }
+
+  function asked(figure) {
+    var prefix = figure.dataset.widget + ".";
+    var query = Array.from(new URLSearchParams(window.location.search).keys());
+    return window.location.hash === "#" + figure.id
+      || query.some(function (key) { return key.indexOf(prefix) === 0; });
+  }
+
+  function start() {
+    var figures = Array.from(document.querySelectorAll("figure.setlab-widget"));
+    function go(figure) {
+      if (figure.dataset.started) return;
+      figure.dataset.started = "1";
+      bundle().then(function () { init(figure); }, function (error) {
+        figure.dataset.error = String(error);
+        console.error("setlab widget " + figure.id + ": " + error);
+      });
+    }
+    if (!("IntersectionObserver" in window)) { figures.forEach(go); return; }
+    var near = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (entry.isIntersecting) { near.unobserve(entry.target); go(entry.target); }
+      });
+    }, { rootMargin: "600px 0px" });
+    figures.forEach(function (figure) {
+      if (asked(figure)) go(figure);
+      else near.observe(figure);
+    });
+  }
   // After "load": the theme's own scripts have settled light or dark by then, so the first
   // drawing has the right colours (a later switch redraws, see init).
   if (document.readyState === "complete") start();

@@ -3,6 +3,10 @@
      visible hint line above them ("scroll sideways"), recomputed when the window changes size;
    - tables of four or more columns are labelled cell by cell, so that on a phone setlab.css can
      show each row as a card;
+   - in a table cell, a long token (an identifier, a call, a long number: 12 characters or more)
+     may break at its punctuation (a <wbr> after . , : _ / = -, before a call's "("), and a piece of 16 characters
+     with none (a 19-digit ID) anywhere, so no column is squeezed below an ordinary word
+     ("mem|ory", "10,00|0") and no table is pushed out of the column;
    - a click on a figure opens it large in a dialog (Escape, a click or the button closes it). */
 (function () {
   "use strict";
@@ -57,6 +61,43 @@
     });
   }
 
+  const LONG = /\S{12,}/;
+  const AFTER = /([.,:_\/=-])(?=[^\s.,:(_\/=-])/g;
+  const BEFORE = /([^\s(\u0000])\(/g;  // a call breaks before its "(", never after it
+
+  function softBreaks() {
+    document.querySelectorAll(".bd-article td, .bd-article th").forEach(function (cell) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      const long = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (LONG.test(node.data) && !node.parentElement.closest("code, pre")) long.push(node);
+      }
+      long.forEach(function (node) {
+        const fragment = document.createDocumentFragment();
+        node.data.split(/(\s+)/).forEach(function (token) {
+          if (token.length < 12) {
+            fragment.append(token);
+            return;
+          }
+          const pieces = token.replace(AFTER, "$1\u0000").replace(BEFORE, "$1\u0000(");
+          pieces.split("\u0000").forEach(function (piece, i) {
+            if (i > 0) fragment.append(document.createElement("wbr"));
+            if (piece.length < 16) {
+              fragment.append(piece);
+              return;
+            }
+            // a run with no punctuation left (a 19-digit ID, a hex digest) may break anywhere
+            const span = document.createElement("span");
+            span.className = "setlab-long";
+            span.textContent = piece;
+            fragment.append(span);
+          });
+        });
+        node.replaceWith(fragment);
+      });
+    });
+  }
+
   function zoom(img) {
     const dialog = document.createElement("dialog");
     dialog.className = "setlab-zoom";
@@ -95,6 +136,7 @@
   }
 
   function start() {
+    softBreaks();
     labelCards();
     markOverflows();
     wireZoom();

@@ -4,6 +4,7 @@ built book a deck opens offline, moves to the next slide and fits every slide on
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import sys
@@ -160,6 +161,28 @@ def test_the_instructor_guide_lists_every_deck_in_book_order():
     assert "slides.index_markdown()" in (ROOT / "book" / "instructors.md").read_text()
 
 
+def test_a_figure_slide_is_captioned_by_the_first_sentence_of_the_prose_after_it():
+    """The chapter's own words, not the machine alt text (that stays the image's alt and is said
+    in the notes): a sentence ends at a full stop before a capital, not after "e.g."; a long
+    one is cut at a word, never inside a role."""
+    assert slides.first_sentence("Top: bits (e.g. 3). Bottom: a query.") == "Top: bits (e.g. 3)."
+    assert slides.first_sentence("The fill is 1.5 times p. Next.") == "The fill is 1.5 times p."
+    long = "word " * 46 + "{glue:text}`bb-liar` " + "more " * 30  # the role spans the cut
+    cut = slides.first_sentence(long)
+    assert cut.endswith(" …") and len(cut) <= slides.CAPTION_CHARS + 2 and "{glue" not in cut
+    made = slides.deck("bloom-basics", [
+        slides.Picture("fig-1.svg", "Figure: 2 panels. Left: x against y", "A picture of "
+                       "{glue:text}`bb-liar` answering. More."),
+        slides.Picture("fig-2.svg", "Figure: Adding sets k bits: bit against item", ""),
+        slides.Picture("fig-3.svg", "Figure: 2 panels. Left: x against y", "**Run-in.** Text."),
+    ])  # fmt: skip
+    captions = [re.search(r"<figcaption>(.*?)</figcaption>", s).group(1) for s in made.slides
+                if "<figcaption>" in s]  # fmt: skip
+    liar = registry.figures("bloom-basics")["bb-liar"]
+    assert captions == [f"A picture of {html.escape(liar)} answering.", "Adding sets k bits",
+                        "Left"]  # fmt: skip
+
+
 def _svg(title: str) -> dict:
     svg = f'<svg xmlns="http://www.w3.org/2000/svg"><title>{title}</title></svg>'
     return nbformat.v4.new_output("display_data", data={"image/svg+xml": svg})
@@ -187,8 +210,8 @@ def test_a_deck_takes_the_figures_drawn_outside_exercises_and_the_live_values(tm
     ]
     path = tmp_path / "chapter.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
-    svgs, live = executed_outputs(path)
-    assert [re.search("<title>(.*)</title>", s).group(1) for s in svgs] == ["shown 1", "shown 2"]
+    svgs, live = executed_outputs(nbformat.read(path, as_version=4))
+    assert [re.search("<title>(.*)</title>", s).group(1) for s, _ in svgs] == ["shown 1", "shown 2"]
     assert live == {"live-x": "2.5"}
 
 
@@ -213,9 +236,24 @@ def check_built_decks(html: Path, browser, shots: Path | None = None) -> None:
     typeset; nothing is requested off 127.0.0.1 and nothing is logged as an error."""
     from tests.support.site import serve
 
+    with_figures = []
     for slug in registry.CHAPTERS:
         assert (html / "slides" / f"{slug}.html").is_file(), slug
         assert f'href="../slides/{slug}.html"' in (html / "book" / f"{slug}.html").read_text()
+        deck = (html / "slides" / f"{slug}.html").read_text()
+        # the executed chapter's figures and live values reach its deck (they come from the
+        # execution cache: MyST-NB's own copy of a cached page has no outputs)
+        assert slides.MISSING_LIVE not in deck, slug
+        figures = re.findall(rf'<img src="({re.escape(slug)}/fig-\d+\.svg)"', deck)
+        assert all((html / "slides" / f).is_file() for f in figures), slug
+        with_figures += [slug] if figures else []
+        for caption in re.findall(r"<figcaption>(.*?)</figcaption>", deck, re.S):
+            # the chapter's words, not the alt text's "Figure: 2 panels. y against x (x on a
+            # log scale); series: …"
+            machine = re.search(r"^Figure|\d panels\.|\((x|y|both) on (a )?log scales?\)|; series:",
+                                caption)  # fmt: skip
+            assert machine is None, caption
+    assert len(with_figures) >= len(registry.CHAPTERS) - 2, with_figures
     guide = (html / "book" / "instructors.html").read_text()
     assert len(re.findall(r'class="setlab-slides" href="\.\./slides/', guide)) == len(
         registry.CHAPTERS

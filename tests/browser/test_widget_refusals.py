@@ -1,8 +1,9 @@
 """Where ``setlab calc`` refuses an input, its calculator in the page refuses it too, with the
 CLI's own message (render/widgets.py ``Control.check``): ch1's snowflake ID as a SETBIT offset,
-an offset one past the last, a cuckoo setting off the simulated grid. The page does not snap the
-value to one it can show: the box keeps what was typed, no readout shows a number, and a valid
-value brings them back. The same holds for a refused value in the page's URL."""
+an offset one past the last, a cuckoo setting off the simulated grid, a range of 2^40 IDs. The
+page does not snap the value to one it can show: the box keeps what was typed, no readout shows
+a number (or words), and a valid value brings them back. The same holds for a refused value in
+the page's URL."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ EDGES = [
      ["cuckoo-load", "-b", "4", "-f", "12", "--slots", "2^11"], "12"),
     ("cuckoo-load", "book/cuckoo-kick-chains.html", "f", "3",
      ["cuckoo-load", "-b", "4", "-f", "3", "--slots", "2^14"], "8"),
+    # a range between 2^32 and 2^64: no structure the advisor prices takes it
+    ("bytes-per-id", "book/choosing.html", "logrange", "40",
+     ["density", "-n", "10^6", "--range", "2^40"], "64"),
 ]  # fmt: skip
 
 
@@ -53,10 +57,15 @@ def site(request) -> Path:
     return Path(override) if override else request.getfixturevalue("fake_book_html")
 
 
+def _empty(value: float | str) -> bool:
+    """No number (NaN), or no words (a text readout, such as the advisor's pick)."""
+    return value == "" if isinstance(value, str) else math.isnan(value)
+
+
 def _refused(page, slug: str, message: str) -> None:
     note = page.locator(f"#widget-{slug} .setlab-widget-refusal")
     assert note.is_visible() and note.inner_text() == message
-    assert all(math.isnan(value) for value, _ in drive.readouts(page, slug).values())
+    assert all(_empty(value) for value, _ in drive.readouts(page, slug).values())
 
 
 def test_the_page_refuses_what_the_cli_refuses_with_its_message(site, browser):
@@ -77,7 +86,8 @@ def test_the_page_refuses_what_the_cli_refuses_with_its_message(site, browser):
                 assert f"{slug}.{control}={typed}" not in page.url
                 drive.set_boxes(page, slug, {control: valid})
                 assert not page.locator(f"#widget-{slug} .setlab-widget-refusal").is_visible()
-                assert not any(math.isnan(v) for v, _ in drive.readouts(page, slug).values())
+                # numbers again (a structure that cannot hold the setting stays a dash)
+                assert not all(_empty(v) for v, _ in drive.readouts(page, slug).values())
             control, typed, args, _ = edges[0]  # the same, from a link
             page.goto(f"{base}{path}?{slug}.{control}={typed}")
             drive.ready(page, slug)

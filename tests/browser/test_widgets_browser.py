@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,6 +46,8 @@ def bloom_cli(s: dict) -> dict[str, float]:
         "rate_fixed": fixed["p"], "rate_chain": loaded["expected_fpr"],
         "filters": loaded["sub_filters"],
         "total": classic["scale"]["total"], "masters": classic["scale"]["masters"],
+        "bpi": classic["bits_per_item"], "bound": classic["lower_bound_bits_per_item"],
+        "keys": classic["redis_keys"], "added": items,
     }  # fmt: skip
 
 
@@ -110,6 +113,26 @@ def _kinds(page, slug: str) -> dict[str, tuple[str, str]]:
     return kinds
 
 
+def _overlapping_labels(page, slug: str) -> list[str]:
+    """Pairs of one axis's tick labels in the widget's chart that overlap on screen."""
+    return page.evaluate(
+        """slug => {
+          const found = [];
+          document.querySelectorAll('#widget-' + slug + ' .role-axis-label').forEach(axis => {
+            const boxes = [...axis.querySelectorAll('text')]
+              .filter(t => t.textContent && getComputedStyle(t).opacity !== '0')
+              .map(t => [t.textContent, t.getBoundingClientRect()]);
+            boxes.forEach(([a, r], i) => boxes.slice(i + 1).forEach(([b, q]) => {
+              if (r.left < q.right - 1 && q.left < r.right - 1 && r.top < q.bottom - 1
+                  && q.top < r.bottom - 1) found.push(a + ' / ' + b);
+            }));
+          });
+          return found;
+        }""",
+        slug,
+    )
+
+
 def _check(page, slug: str, expected: dict[str, float], where: str) -> None:
     shown = drive.readouts(page, slug)
     kinds = _kinds(page, slug)
@@ -152,8 +175,42 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, b
                 figure.screenshot(path=str(SHOTS / f"{slug}-{width}-{theme}.png"))
                 box = figure.bounding_box()
                 assert box["width"] <= width, f"{slug} is wider than a {width} px screen"
+                assert _overlapping_labels(shot, slug) == [], f"{slug} at {width} px"
         assert browser.outside == []
         assert browser.errors == []
+
+
+def test_the_bloom_calculators_lines_to_copy_give_its_numbers(site, browser):
+    """The page's "same in a terminal" line, run as it reads, prints the page's numbers; its
+    BF.RESERVE line reserves the page's n at the page's p."""
+    path, settings, *_ = WIDGETS["bloom"]
+    with serve(site) as base:
+        page = browser.page(1280, 900)
+        page.goto(base + path)
+        drive.ready(page, "bloom")
+        for setting in settings:
+            drive.set_boxes(page, "bloom", setting)
+            shown = {k: v for k, (v, _) in drive.readouts(page, "bloom").items()}
+            terminal, reserve = page.locator("#widget-bloom code[data-template]").all_inner_texts()
+            words = shlex.split(terminal)
+            assert words[:3] == ["setlab", "calc", "bloom"]
+            classic, loaded = drive.calc(*words[2:])
+            for name, want in [
+                ("m", classic["m"]),
+                ("k", classic["k"]),
+                ("total", classic["scale"]["total"]),
+                ("rb_size", loaded["bytes"]),
+                ("filters", loaded["sub_filters"]),
+            ]:
+                assert shown[name] == pytest.approx(want, rel=1e-12), (setting, name)
+            command, key, p, n = reserve.split()
+            assert (command, key, float(p), int(n)) == (
+                "BF.RESERVE",
+                "ids",
+                setting["p"],
+                setting["n"],
+            )
+    assert browser.errors == []
 
 
 @pytest.mark.parametrize("slug", list(WIDGETS))
@@ -167,6 +224,8 @@ def test_without_the_vega_script_a_widget_is_its_text(site, browser, slug):
         page.goto(base + path)
         page.wait_for_load_state("networkidle")
         figure = page.locator(f"#widget-{slug}")
+        figure.scroll_into_view_if_needed()  # the page asks for the bundle, and loses it
+        page.wait_for_selector(f"#widget-{slug}[data-error]", state="attached")
         assert figure.get_attribute("data-ready") is None
         assert not figure.locator(".setlab-widget-controls").is_visible()
         defaults = drive.readouts(page, slug)
@@ -177,6 +236,28 @@ def test_without_the_vega_script_a_widget_is_its_text(site, browser, slug):
         assert figure.locator("details table").is_visible()
         controls = figure.locator(".setlab-control").count()
         assert figure.locator("details tbody tr").count() == controls + len(defaults)
+
+
+def test_the_bundle_is_fetched_only_when_a_reader_nears_a_widget_or_the_address_names_one(
+    site, browser
+):
+    """870 KB a reader who never scrolls to a calculator does not download (issue 29's page
+    weight), and one who follows a link to a calculator's settings gets it at once."""
+    path, *_ = WIDGETS["setbit"]
+    with serve(site) as base:
+        page = browser.page(1280, 900)
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url) if "setlab-vega" in r.url else None)
+        page.goto(base + path)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("window.scrollY") == 0 and asked == []
+        drive.ready(page, "setbit")
+        assert len(asked) == 1
+        linked = browser.page(1280, 900)
+        linked.goto(base + path + "?setbit.offset=1000")
+        linked.wait_for_selector("#widget-setbit[data-ready='1']", state="attached")
+        assert linked.evaluate("window.scrollY") == 0
+    assert browser.errors == []
 
 
 def test_switching_the_theme_redraws_the_chart_in_its_colours_keeping_the_settings(site, browser):

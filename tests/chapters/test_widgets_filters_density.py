@@ -4,6 +4,7 @@ and at settings off the grids, where the page must snap to the nearest simulated
 
 from __future__ import annotations
 
+import html
 import math
 
 import pytest
@@ -31,7 +32,9 @@ def widget(request):
     return request.param, WIDGETS[request.param].figure()
 
 
-def _same(got: float, want: float) -> bool:
+def _same(got: float | str, want: float | str) -> bool:
+    if isinstance(want, str):  # a pick, a reason: the very words
+        return got == want
     if math.isnan(want):
         return math.isnan(got)
     return got == pytest.approx(want, rel=1e-9, abs=1e-12)
@@ -54,7 +57,7 @@ def test_the_spec_compiles_and_the_fallback_writes_every_setting(widget):
     fallback = w.fallback_html()
     for row in w.rows():  # every number of every fallback setting is written out
         for r in w.readouts:
-            assert widgets.format_value(row[r.name], r.kind, r.unit) in fallback
+            assert html.escape(widgets.format_value(row[r.name], r.kind, r.unit)) in fallback
 
 
 def test_off_grid_cuckoo_settings_snap_to_the_nearest_simulated_cell():
@@ -76,3 +79,23 @@ def test_sharded_default_is_sized_for_the_mean_and_its_fullest_shard_errs_more()
     row = sharded_widget.figure().rows()[0]
     assert row["capacity"] == pytest.approx(row["mean"], abs=1)
     assert row["worst"] > row["capacity"] and row["worstfpr"] > sharded_widget.P
+
+
+def test_each_structure_has_one_colour_in_the_figure_and_the_calculator_below_it():
+    """Choosing's static figure and its calculator drew the same six structures in different
+    colours; both now take them from setlab.render.plots.STRUCTURE_COLOURS."""
+    from matplotlib.colors import to_hex
+
+    from setlab.chapters import choosing
+    from setlab.render.plots import STRUCTURE_COLOURS
+
+    spec = density_widget.figure().spec()
+    scales = [layer["encoding"]["color"]["scale"] for layer in spec["layer"]
+              if "scale" in layer.get("encoding", {}).get("color", {})]  # fmt: skip
+    assert scales and all(
+        dict(zip(sc["domain"], sc["range"], strict=True)) == STRUCTURE_COLOURS for sc in scales
+    )
+    fig = choosing.density_figure(choosing.sweep())
+    drawn = {line.get_label(): to_hex(line.get_color()) for line in fig.axes[0].get_lines()}
+    assert len(drawn) >= 5  # the figure leaves HyperLogLog out: it only counts
+    assert drawn == {name: STRUCTURE_COLOURS[name].lower() for name in drawn}

@@ -193,13 +193,17 @@ def svg_smallest_text(svg: str) -> tuple[float, float] | None:
 def layout_problems(seen: dict, wide: bool) -> list[str]:
     """Tables or code that stick out of the column, or scroll without a hint; at the wide
     viewport (``wide``), anything that scrolls at all (at 1280 px tables and code lines must fit
-    the column)."""
+    the column), and any word of a table cell broken across two lines (a column squeezed below
+    its longest word: "mem|ory")."""
     found = [f"sticks out of the column by {c['overBy']} px: {c['what']}" for c in seen["clipped"]]
     for s in seen["scrolling"]:
         if not s["hinted"]:
             found.append(f"scrolls sideways without a hint ({s['overBy']} px): {s['what']}")
         elif wide:
             found.append(f"{s['kind']} wider than the column by {s['overBy']} px: {s['what']}")
+    if wide:  # on a phone a four-column table is cards, and a long word may have to break
+        found += [f"a word broken across lines in a table: {w['word']!r} in {w['what']}"
+                  for w in seen.get("brokenWords", [])]  # fmt: skip
     return found
 
 

@@ -70,6 +70,7 @@
       scrolling: [],
       images: [],
       verdicts: [],
+      brokenWords: [],
     };
     // 1. Nothing sticks out of the column unless a scroll container holds it.
     article.querySelectorAll("table, pre, img, div.highlight, p, li, dl").forEach(function (el) {
@@ -108,6 +109,29 @@
       const fg = parseColour(getComputedStyle(el).color);
       const bg = backgroundOf(el);
       result.verdicts.push({ cls: el.className, text: el.textContent, fg: over(fg, bg), bg: bg });
+    });
+    // 5. Words broken across two lines inside a table cell ("mem|ory", "10,00|0"): a column
+    // narrowed below its longest word. Code and runs of 16 characters or more (a 19-digit ID)
+    // may break.
+    article.querySelectorAll("td, th").forEach(function (cell) {
+      if (!visible(cell)) return;
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        // CJK text breaks between any two characters; "…" and "√" are break opportunities
+        if (node.parentElement.closest("code, pre") || /[\u3000-\u9fff\uff00-\uffef]/.test(node.data)) continue;
+        const pattern = /[^\s\-\u2010-\u2014\u2026\u221a\/]{2,}/g;
+        let match;
+        while ((match = pattern.exec(node.data)) !== null) {
+          if (match[0].length >= 16) continue;
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const tops = new Set([...range.getClientRects()].filter(function (r) {
+            return r.width > 0;
+          }).map(function (r) { return Math.round(r.top); }));
+          if (tops.size > 1) result.brokenWords.push({ word: match[0], what: describe(cell) });
+        }
+      }
     });
     return result;
   };

@@ -26,7 +26,9 @@ def calc(*args: object) -> dict | list:
 
 
 def ready(page, slug: str, timeout: float = 60_000) -> object:
-    """The widget's figure once its chart is drawn and its readouts written."""
+    """The widget's figure once its chart is drawn and its readouts written: scrolled to first,
+    as a reader does (the page fetches the Vega bundle when a reader nears a widget)."""
+    page.locator(f"#widget-{slug}").scroll_into_view_if_needed()
     page.wait_for_selector(f"#widget-{slug}[data-ready='1']", state="attached", timeout=timeout)
     return page.locator(f"#widget-{slug}")
 
@@ -89,13 +91,15 @@ def url_restores(browser, page, slug: str, setting: Mapping[str, float]) -> None
     again.close()
 
 
-def readouts(page, slug: str) -> dict[str, tuple[float, str]]:
-    """Every readout as (the number in data-value, the text shown)."""
+def readouts(page, slug: str) -> dict[str, tuple[float | str, str]]:
+    """Every readout as (the number in data-value, or the words of a ``text`` readout; the
+    text shown)."""
     found = {}
     for out in page.locator(f"#widget-{slug} output[data-readout]").all():
         value = out.get_attribute("data-value")
-        found[out.get_attribute("data-readout")] = (
-            float(value) if value not in ("NaN", "null") else math.nan,
-            out.inner_text(),
-        )
+        if out.get_attribute("data-kind") == "text":
+            parsed: float | str = value
+        else:
+            parsed = float(value) if value not in ("NaN", "null") else math.nan
+        found[out.get_attribute("data-readout")] = (parsed, out.inner_text())
     return found

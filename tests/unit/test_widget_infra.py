@@ -142,3 +142,19 @@ def test_the_bundle_carries_vega_embed_and_loads_nothing_from_a_cdn():
     text = module.bundle_text()
     assert "vegaEmbed" in text
     assert f"vega-lite {module.vega_lite_version()}," in text.splitlines()[0]
+
+
+def test_a_command_is_filled_with_control_values_and_whole_readouts_and_checked():
+    """A line to copy takes a control as its box holds it and an int readout's every digit;
+    a name that is neither (or a readout that is not whole) is refused when the widget is made."""
+    demo = _demo()
+    line = widgets.Command("cli", "setlab calc x -n {n} --half {half}")
+    made = Widget(demo.slug, demo.title, demo.chart, demo.controls, demo.readouts, demo.caption,
+                  demo.source, commands=[line])  # fmt: skip
+    assert made.command_text(line, made.rows()[0]) == "setlab calc x -n 1000000 --half 500000"
+    assert 'data-template="setlab calc x -n {n} --half {half}"' in made.html()
+    for template in ("x {cls}", "x {nope}"):
+        bad = [widgets.Command("c", template)]
+        with pytest.raises(ValueError, match="not a control or an int readout"):
+            Widget(demo.slug, demo.title, demo.chart, demo.controls, demo.readouts,
+                   demo.caption, demo.source, commands=bad)  # fmt: skip

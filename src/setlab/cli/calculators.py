@@ -399,6 +399,7 @@ CALCULATORS: tuple[Calculator, ...] = (
         "Bloom and cuckoo filters and a HyperLogLog, and the structure the advisor picks.",
         arguments=_density_arguments,
         run=_density,
+        key_bytes="pick_bytes",  # --sets: the total the pick takes for that many sets
     ),
     Calculator(
         "birthday",

@@ -35,6 +35,10 @@ from matplotlib.ticker import (
 from setlab.core.units import format_bytes, format_duration
 
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+#: One colour per structure, in every figure and calculator that compares them (the advisor's
+#: six, in setlab.tools.widget_calcs.STRUCTURES order: PALETTE's first six).
+STRUCTURE_COLOURS = dict(zip(("Redis SET", "plain bitmap", "Roaring bitmap", "Bloom filter",
+                              "cuckoo filter", "HyperLogLog"), PALETTE, strict=False))  # fmt: skip
 
 #: The widest figure, in inches: 720 CSS px, the text column of a chapter at 1280 px.
 MAX_WIDTH = 7.5

@@ -62,7 +62,7 @@ STATIC_ENV = "SETLAB_WIDGETS"
 #: Vega-Lite's MIME type, which JupyterLab renders with its own (offline) Vega.
 VEGALITE_MIME = "application/vnd.vegalite.v5+json"
 #: How a readout's number is written: see :func:`format_value` (and setlab-widgets.js).
-KINDS = ("int", "bytes", "number", "percent", "rate")
+KINDS = ("int", "bytes", "number", "percent", "rate", "text")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 Settings = Mapping[str, float]
@@ -153,11 +153,27 @@ class Readout:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
 
 
-def format_value(value: float, kind: str, unit: str = "") -> str:
+@dataclass(frozen=True)
+class Command:
+    """A line the reader copies to get the same numbers elsewhere (``setlab calc …``, the Redis
+    command): ``template`` with ``{name}`` where a control's value (as its box holds it) or an
+    ``int`` readout's value (every digit) goes. The page rewrites it with every change."""
+
+    label: str
+    template: str
+
+    def names(self) -> list[str]:
+        return re.findall(r"\{([a-z][a-z0-9_]*)\}", self.template)
+
+
+def format_value(value: float | str, kind: str, unit: str = "") -> str:
     """A readout as the page writes it (setlab-widgets.js mirrors this): ``int`` with thousands
     separators, ``bytes`` in binary units, ``percent`` a fraction as % with 3 significant
     digits, ``rate`` a small probability (3 significant digits, exponent below 0.001),
-    ``number`` 3 significant digits."""
+    ``number`` 3 significant digits; ``text`` is words (a pick, its reason) as they are, and an
+    empty one is "—"."""
+    if kind == "text":
+        return str(value) or "—"
     if not math.isfinite(value):
         return "—"  # no number: no unit either
     if kind == "int":
@@ -237,6 +253,12 @@ def interp_expr(var: str, xs: Sequence[float], ys: Sequence[float], *, log: bool
     return f"({var} <= {_num(xs[0])} ? {_num(ys[0])} : {expr})"
 
 
+def text_lookup(index: str, texts: Sequence[str]) -> str:
+    """A Vega expression picking ``texts[index]``: words computed in Python at build time (a
+    pick, its reason) that the browser only looks up, as :func:`step_expr` does for numbers."""
+    return f"[{','.join(json.dumps(t) for t in texts)}][{index}]"
+
+
 def _num(x: float) -> str:
     return repr(float(x)) if not float(x).is_integer() or abs(x) >= 2**53 else str(int(x))
 
@@ -263,6 +285,8 @@ class Widget:
     settings: Sequence[Settings] = field(default_factory=list)
     #: Intermediate Vega params (name → expression) the readouts share, not shown on the page.
     derived: Mapping[str, str] = field(default_factory=dict)
+    #: Lines to copy (setlab calc, BF.RESERVE …) that give the readouts at the current setting.
+    commands: Sequence[Command] = ()
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9-]+$", self.slug):
@@ -273,6 +297,14 @@ class Widget:
             _check_name(name)
         if len(set(names)) != len(names):
             raise ValueError(f"widget {self.slug!r}: parameter names repeat: {names}")
+        usable = {c.name for c in self.controls} | {
+            r.name for r in self.readouts if r.kind == "int"
+        }
+        for command in self.commands:
+            unknown = set(command.names()) - usable
+            if unknown:
+                raise ValueError(f"widget {self.slug!r}: command {command.label!r} names "
+                                 f"{sorted(unknown)}, not a control or an int readout")  # fmt: skip
 
     @property
     def defaults(self) -> dict[str, float]:
@@ -325,7 +357,8 @@ class Widget:
         readouts = "\n".join(
             f'<div class="setlab-readout"><dt>{html.escape(r.label)}</dt><dd>'
             f'<output id="{wid}-{r.name}" data-readout="{r.name}" data-kind="{r.kind}" '
-            f'data-unit="{html.escape(r.unit)}" data-value="{defaults[r.name]!r}">'
+            f'data-unit="{html.escape(r.unit)}" '
+            f'data-value="{html.escape(_data(defaults[r.name]))}"{_long(defaults[r.name])}>'
             f"{html.escape(format_value(defaults[r.name], r.kind, r.unit))}</output></dd></div>"
             for r in self.readouts
         )
@@ -336,6 +369,7 @@ class Widget:
             f'<div class="setlab-widget-controls">\n{controls}\n</div>\n'
             '<p class="setlab-widget-refusal" role="alert" hidden></p>\n'
             f'<dl class="setlab-widget-readouts">\n{readouts}\n</dl>\n'
+            f"{self.commands_html(defaults)}"
             f'<p class="setlab-widget-link"><a href="#{wid}">Link to these settings</a> '
             "(the page's address keeps them too)</p>\n"
             f'<div class="setlab-widget-chart" role="img" '
@@ -345,6 +379,31 @@ class Widget:
             f"{html.escape(self.source)}.</em></figcaption>\n"
             f"{self.fallback_html()}\n</figure>"
         )
+
+    def command_text(self, command: Command, row: Mapping[str, float]) -> str:
+        """``command`` filled in at ``row`` (a setting with its readouts, see :meth:`rows`)."""
+        controls = {c.name: c for c in self.controls}
+
+        def value(m: re.Match) -> str:
+            name = m.group(1)
+            if name in controls:
+                return _plain(row[name], controls[name].integer)
+            return str(round(row[name]))
+
+        return re.sub(r"\{([a-z][a-z0-9_]*)\}", value, command.template)
+
+    def commands_html(self, row: Mapping[str, float]) -> str:
+        """The commands at ``row``, each with a button that copies it (shown where scripts run)."""
+        if not self.commands:
+            return ""
+        lines = "".join(
+            f'<p class="setlab-widget-command"><span>{html.escape(c.label)}</span> '
+            f'<code data-template="{html.escape(c.template)}">'
+            f"{html.escape(self.command_text(c, row))}</code> "
+            '<button type="button" class="setlab-copy">Copy</button></p>'
+            for c in self.commands
+        )
+        return f'<div class="setlab-widget-commands">{lines}</div>\n'
 
     def fallback_html(self) -> str:
         """The text fallback: one column per setting (the default first), one row per control
@@ -386,6 +445,19 @@ class Widget:
         return {VEGALITE_MIME: self.spec(bind=True), "text/plain": self.text()}
 
 
+#: a text readout longer than this is a sentence: a line of its own, in ordinary weight
+LONG_TEXT = 60
+
+
+def _long(value: float | str) -> str:
+    return " data-long" if isinstance(value, str) and len(value) > LONG_TEXT else ""
+
+
+def _data(value: float | str) -> str:
+    """A readout's value as its ``data-value`` holds it: a number's repr, words as they are."""
+    return value if isinstance(value, str) else repr(value)
+
+
 def _refusal(check: Callable[[float], object], value: float) -> str | None:
     """What ``check`` says of ``value``, or None if it accepts it."""
     try:
@@ -411,12 +483,18 @@ def _template(one: str, other: str, a: float, b: float) -> str:
     while end > 0 and one[len(one) - end] in number:
         end -= 1
     printed = one[start : len(one) - end]
-    for fmt in ("{value}", "{value:,}"):  # repr first: a small number reads the same in both
-        if printed == fmt.format(value=a) and other[start : len(other) - end] == fmt.format(
-            value=b
-        ):
+    # repr first: a small number reads the same in both; "{pow2:,}" is 2^value (a control in
+    # log2 units, such as a range typed as its exponent, whose CLI prints the range itself)
+    for fmt in ("{value}", "{value:,}", "{pow2:,}"):
+        if printed == _format(fmt, a) and other[start : len(other) - end] == _format(fmt, b):
             return one[:start] + fmt + one[len(one) - end :]
     raise ValueError(f"cannot find {a!r} in the check's message {one!r}")
+
+
+def _format(fmt: str, value: float) -> str:
+    if fmt == "{pow2:,}":
+        return f"{2 ** int(value):,}" if float(value).is_integer() else ""
+    return fmt.format(value=value)
 
 
 def _control_text(c: Control, value: float) -> str:
@@ -462,7 +540,7 @@ def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     params: list[dict[str, Any]] = [{"name": c.name, "value": values[c.name]}
                                     for c in widget.controls]  # fmt: skip
     params += widget.expr_params()
-    joined = " + '|' + ".join(f"('' + {r.name})" for r in widget.readouts)
+    joined = " + '\\u2016' + ".join(f"('' + {r.name})" for r in widget.readouts)
     spec = {
         "params": params,
         "data": {"values": [{}]},
@@ -486,5 +564,6 @@ def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     walk(vl_convert.vegalite_to_scenegraph(spec))
     if len(texts) != 1:
         raise RuntimeError(f"expected one text mark from Vega, got {texts!r}")
-    parts = texts[0].split("|")
-    return {r.name: float(v) for r, v in zip(widget.readouts, parts, strict=True)}
+    parts = texts[0].split("\u2016")  # "‖": no readout writes it
+    return {r.name: v if r.kind == "text" else float(v)
+            for r, v in zip(widget.readouts, parts, strict=True)}  # fmt: skip

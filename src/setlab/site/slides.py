@@ -45,10 +45,13 @@ _TITLED = re.compile(r"^(.*?)\s*<([^>]+)>$")  # {doc}`Some text <slug>`
 
 @dataclass(frozen=True)
 class Picture:
-    """A figure the executed chapter drew: its file (relative to the deck) and its alt text."""
+    """A figure the executed chapter drew: its file (relative to the deck), its alt text (what
+    a screen reader says: titles, axes, series), and the chapter's prose right after it (MyST;
+    its first sentence is the slide's caption)."""
 
     src: str
     alt: str
+    prose: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,10 +156,40 @@ class _Inline:
         return re.sub("\x00(\\d+)\x00", lambda m: tokens[int(m.group(1))], out)
 
 
-def _caption(alt: str) -> str:
-    """The figure's alt text as its caption, without the "Figure:" every one starts with (a
-    diagram titled only "Figure" gets none)."""
-    text = alt.removeprefix("Figure").lstrip(": ").strip()
+#: a sentence ends at . ! or ? before a capital, a quote, a bracket or a role; not after these
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z{(\"“*$])")
+_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "cf.", "ch.", "Fig.", "approx.")
+#: a caption longer than this (characters of MyST) is cut at a word and ends with "…"
+CAPTION_CHARS = 240
+
+
+def first_sentence(prose: str) -> str:
+    """The first sentence of a paragraph of MyST, on one line, at most :data:`CAPTION_CHARS`."""
+    text = " ".join(prose.split())
+    pieces = _SENTENCE_END.split(text)
+    sentence = pieces[0]
+    for piece in pieces[1:]:
+        if not sentence.endswith(_ABBREVIATIONS):
+            break
+        sentence += " " + piece
+    if len(sentence) > CAPTION_CHARS:
+        cut = sentence[:CAPTION_CHARS].rsplit(" ", 1)[0]
+        if cut.count("`") % 2:  # never cut a role or code span in half
+            cut = cut[: cut.rfind("{") if "{" in cut else cut.rfind("`")].rstrip()
+        sentence = cut.rstrip(",;:") + " …"
+    return sentence
+
+
+def _caption(picture: Picture, inline: _Inline) -> str:
+    """The slide's caption: the first sentence of the chapter's prose after the figure, as the
+    reader of the page reads it (glue filled); a figure followed by no prose, or by a new
+    topic (a bold run-in heading), gets its title (the alt text up to its first colon or full
+    stop, without "Figure:"), and an untitled one none."""
+    if picture.prose and not picture.prose.startswith("**"):  # "**Run-in.**": a new topic
+        return f"<figcaption>{inline(first_sentence(picture.prose))}</figcaption>"
+    text = picture.alt.removeprefix("Figure").lstrip(": ").strip()
+    text = re.sub(r"^\d+ panels\. ", "", text)
+    text = re.split(r"(?<=[^\s]): |\. ", text, maxsplit=1)[0].rstrip(".")
     return f"<figcaption>{html.escape(text)}</figcaption>" if text else ""
 
 
@@ -231,7 +264,7 @@ def deck(
     ]
     slides += [
         f'<figure><img src="{html.escape(p.src)}" alt="{html.escape(p.alt)}">'
-        f"{_caption(p.alt)}</figure>"
+        f"{_caption(p, inline)}</figure>"
         + _notes([f"What the figure shows: {html.escape(p.alt)}", "Its cell and prose: "
                   f"{chapter_link}, figure {n} of the page."])
         for n, p in enumerate(pictures, 1)

@@ -160,14 +160,17 @@ def widget_parts(per_set: str, model: Callable[[Mapping[str, float]], float]) ->
     sets = Control("sets", "sets (keys) of this size", 1, 1, MAX_WIDGET_SETS, log=True,
                    integer=True)  # fmt: skip
 
-    def at(s: Mapping[str, float]) -> Scale:  # settings without "sets" take its default
-        return Scale(round(model(s)), round(s.get("sets", sets.value)))
+    def at(s: Mapping[str, float], field: str) -> float:  # no "sets": its default
+        one = model(s)
+        if not math.isfinite(one):  # no such set (more IDs than their range): no total
+            return math.nan
+        return getattr(Scale(round(one), round(s.get("sets", sets.value))), field)
 
     total = Readout("total", "for all the sets", f"({per_set}) * sets",
-                    lambda s: at(s).total, kind="bytes")  # fmt: skip
+                    lambda s: at(s, "total"), kind="bytes")  # fmt: skip
     masters = Readout(
         "masters", "16 GiB Redis servers for them",
         f"max(1, ceil(({per_set}) * sets / {DEFAULT_SERVER_BYTES}))",
-        lambda s: at(s).masters, kind="int",
+        lambda s: at(s, "masters"), kind="int",
     )  # fmt: skip
     return sets, [total, masters]

@@ -124,6 +124,16 @@ def _short(name: str) -> str:
     return name.split(",")[0]
 
 
+def check_universe(universe: int) -> int:
+    """A range the advisor prices: up to 2^32 values, or 2^64 (uniform 64-bit hashes); the
+    message is what ``setlab calc density --range`` and its calculator say."""
+    universe = check_int("universe", universe, 1, HASHED64)
+    if 2**32 < universe < HASHED64:
+        raise ValueError(f"universe must be at most 2^32, or 2^64 for hashed IDs; got "
+                         f"{universe:,}")  # fmt: skip
+    return universe
+
+
 def price_density(count: int, universe: int = 2**32, error: float = 0.01,
                   seed: int = 0) -> DensityPoint:  # fmt: skip
     """Price every structure for ``count`` distinct IDs drawn uniformly from ``0 … universe − 1``
@@ -132,10 +142,7 @@ def price_density(count: int, universe: int = 2**32, error: float = 0.01,
     from setlab.tools import advise
     from setlab.tools.analysis import synthetic
 
-    universe = check_int("universe", universe, 1, HASHED64)
-    if 2**32 < universe < HASHED64:
-        raise ValueError(f"universe must be at most 2^32, or 2^64 for hashed IDs; got "
-                         f"{universe:,}")  # fmt: skip
+    universe = check_universe(universe)
     count = check_int("count", count, 1, min(universe, 2**40))
     error = check_probability("error", error)
     shape = "hashed64" if universe == HASHED64 else "random32"
@@ -172,7 +179,7 @@ def density(count: int, universe: int = 2**32, error: float = 0.01) -> Report:
         "count": point.count, "universe": point.universe, "hashed64": point.universe == HASHED64,
         "density": point.density, "error": point.error, "memory": point.memory,
         "bytes_per_id": {s: point.bytes_per_id(s) for s in STRUCTURES}, "pick": point.pick,
-        "reason": point.reason,
+        "reason": point.reason, "pick_bytes": point.memory[point.pick],
     }  # fmt: skip
     return report
 

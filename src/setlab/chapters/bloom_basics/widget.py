@@ -20,7 +20,7 @@ import math
 from setlab.models import bloom, redisbloom
 from setlab.models.bitmap import jemalloc_size_class
 from setlab.render.vega_lite import alt
-from setlab.render.widgets import Control, Readout, Settings, Widget, step_expr
+from setlab.render.widgets import Command, Control, Readout, Settings, Widget, step_expr
 from setlab.tools import calc, scale
 
 #: The chapter's case: seed 002's 800 million openids at 1%, filled exactly to capacity.
@@ -174,6 +174,11 @@ def calculator() -> Widget:
                 f" ? {klo} : {khi})", lambda s: _classic(s)["k"], kind="int"),
         Readout("bytes", "bit array", "ceil(m / 8)", lambda s: _classic(s)["bytes"],
                 kind="bytes"),
+        Readout("bpi", "bits per item", "m / n", lambda s: _classic(s)["bits_per_item"]),
+        Readout("bound", "lower bound, any structure", "-log(pow(1 - exp(-k * n / m), k)) / LN2",
+                lambda s: _classic(s)["lower_bound_bits_per_item"], unit="bits per item"),
+        Readout("keys", "Redis strings it takes (2^32 bits each)", f"ceil(m / {2**32})",
+                lambda s: _classic(s)["redis_keys"], kind="int"),
         Readout("fill", "bits set at n", "1 - exp(-k * n / m)", lambda s: _classic(s)["fill"],
                 kind="percent"),
         Readout("rb_size", "BF.RESERVE: BF.INFO Size at this load", rb_size,
@@ -193,6 +198,7 @@ def calculator() -> Widget:
                 lambda s: _layout(s, load=_items(s))["expected_fpr"], kind="rate"),
         Readout("filters", "sub-filters at this load", "nsub",
                 lambda s: _layout(s, load=_items(s))["sub_filters"], kind="int"),
+        Readout("added", "items added", "items", _items, kind="int"),
     ]  # fmt: skip
     sets, at_scale = scale.widget_parts("bytes", lambda s: _classic(s)["bytes"])
     return Widget(
@@ -217,4 +223,9 @@ def calculator() -> Widget:
         "size classes from a table computed at build time; the same as setlab calc bloom",
         settings=SETTINGS,
         derived={"items": "ceil(load * n)", **rb},
+        commands=[
+            Command("the same in a terminal:",
+                    "setlab calc bloom -n {n} -p {p} --load {added} --redisbloom --sets {sets}"),
+            Command("in Redis (the default chain):", "BF.RESERVE ids {p} {n}"),
+        ],
     )  # fmt: skip

@@ -242,10 +242,10 @@ def sweep() -> dict[str, Any]:
 
 def density_figure(swept: dict[str, Any]) -> Figure:
     """:func:`density_sweep` drawn: bytes per ID against density, shaded by the advisor's pick."""
-    from setlab.render.plots import PALETTE, new_figure
+    from setlab.render.plots import STRUCTURE_COLOURS, new_figure
 
     fig, ax = new_figure(height=4.2)
-    colours = dict(zip(swept["bytes_per_id"], PALETTE, strict=False))
+    colours = STRUCTURE_COLOURS  # the calculator below uses the same
     d = swept["density"]
     bounds = np.r_[d[0] * 1.2, np.sqrt(d[1:] * d[:-1]), d[-1] / 1.2]
     for i, chosen in enumerate(swept["pick"]):

@@ -453,7 +453,7 @@ def growth_figure(measured: Sequence[GrowthRow], label: str, max_n: int = 1_000_
     name, since the key's own bytes count too.
     """
     sizes = np.unique(np.geomspace(1, max_n, 160).astype(int))
-    fig, axes = new_figure(ncols=len(rm.GROWTH_KINDS), width=10, height=3.6)
+    fig, axes = new_figure(ncols=len(rm.GROWTH_KINDS), width=10, height=4.2)
     for ax, kind in zip(axes, rm.GROWTH_KINDS, strict=True):
         rows = [r for r in measured if r.kind == kind and r.memory_usage]
         key = rows[0].key if rows else "k"
@@ -477,7 +477,9 @@ def growth_figure(measured: Sequence[GrowthRow], label: str, max_n: int = 1_000_
         )
         ax.set(title=kind, xlabel="members", ylim=(0, 160))
     axes[0].set_ylabel("bytes per member")
-    axes[-1].legend(loc="upper right")
+    # one legend under the panels: inside the last one it covered the UUIDs' curves
+    fig.legend(*axes[-1].get_legend_handles_labels(), loc="outside lower center", ncols=2,
+               fontsize=9)  # fmt: skip
     fig.suptitle("What one member costs as the set grows (key overhead included)")
     return fig
 

@@ -348,22 +348,35 @@ def plot_sweep(
 
 
 def plot_stall(stall: Measurement[StallTimeline]) -> Figure:
-    """Another client's GET latency over time, with the big SETBIT's run shaded."""
+    """Another client's GET latency over time, with the big SETBIT's run shaded and the one GET
+    that waited for it drawn as what it was: sent before the SETBIT began, answered when it
+    ended (a bar from its start to its answer, at its latency)."""
     t = stall.value
-    fig, ax = new_figure(height=3)
-    ax.semilogy(t.starts_ms, [w / 1e3 for w in t.latency_ms], ".", ms=3)
+    worst = max(range(len(t.latency_ms)), key=t.latency_ms.__getitem__)
+    start, wait = t.starts_ms[worst], t.latency_ms[worst]
+    fig, ax = new_figure(height=3.4)
     ax.axvspan(
         t.action_start_ms, t.action_end_ms, alpha=0.15, color="C1",
         label="SETBIT at offset 2^32 − 1 running",
     )  # fmt: skip
+    others = [i for i in range(len(t.latency_ms)) if i != worst]
+    ax.semilogy([t.starts_ms[i] for i in others], [t.latency_ms[i] / 1e3 for i in others], ".",
+                ms=3, color="C0", label="a GET: when it was sent, how long it took")  # fmt: skip
+    ax.plot([start, start + wait], [wait / 1e3] * 2, "-", lw=2.5, color="#D55E00",
+            solid_capstyle="butt", label="the GET that waited for the SETBIT")  # fmt: skip
+    ax.plot([start], [wait / 1e3], "o", ms=6, color="#D55E00")
+    ax.annotate(f"sent at {start:.0f} ms, answered {format_duration(wait / 1e3)} later",
+                xy=(start + wait / 2, wait / 1e3), xytext=(0, -14), textcoords="offset points",
+                ha="center", va="top", fontsize=9, color="#D55E00")  # fmt: skip
     ax.set(
         xlabel="time since the probe started (ms)",
         ylabel="GET latency",
         title=f"Another client's GETs while one SETBIT runs ({stall.source})",
     )
+    ax.set_ylim(top=wait / 1e3 * 3)  # room above the bar: it is not cut by the frame
     seconds_axis(ax)
-    ax.legend(loc="upper left")
-    return fig
+    legend_below(ax, ncols=2)
+    return describe(fig, f"One GET waited {format_duration(wait / 1e3)}: the whole SETBIT.")
 
 
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
