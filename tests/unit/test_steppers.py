@@ -108,6 +108,8 @@ def test_a_frames_text_cannot_close_its_script():
         ({"frames": [Frame("a", ("0",)), Frame("b", ("0", "1"))]}, "same cells"),
         ({"frames": [Frame("a", ("0",))], "tries": {"q": 0}}, "after the walk"),
         ({"frames": [Frame("a", ("0",))], "steps": 2}, "steps must be"),
+        ({"frames": [Frame("a", ("0", "1"))], "columns": 1, "cell_name": "slot"}, "row_labels"),
+        ({"frames": [Frame("a", ("0",))], "cell_name": "byte"}, "cell_name must be"),
     ],
 )
 def test_a_malformed_stepper_is_refused(kwargs, message):

@@ -26,9 +26,12 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from setlab.render.widgets import STATIC_ENV
 
 #: What a mark says about a cell (the page colours each, and says it in the cell's title):
 #: ``new`` just written, ``hit`` read and set, ``miss`` read and empty (a query's "no"),
@@ -40,6 +43,10 @@ MARKS = {
     "home": "a candidate place",
     "kick": "evicted from here",
 }
+
+
+#: What a cell is: a bit numbered across the grid, or a slot numbered within its row.
+CELL_NAMES = ("bit", "slot")
 
 
 @dataclass(frozen=True)
@@ -107,8 +114,16 @@ class Stepper:
     tries_label: str = "Try"
 
     def __post_init__(self) -> None:
+        if not re.match(r"^[a-z0-9-]+$", self.slug):
+            raise ValueError(f"slug must be lowercase letters, digits and '-', got {self.slug!r}")
         if not self.frames:
             raise ValueError("a stepper needs at least one frame")
+        if self.cell_name not in CELL_NAMES:
+            raise ValueError(f"cell_name must be one of {CELL_NAMES}, got {self.cell_name!r}")
+        rows = -(-len(self.frames[0].cells) // self.columns)
+        if (self.cell_name == "slot" or self.row_labels) and len(self.row_labels) != rows:
+            raise ValueError(f"row_labels must name each of the {rows} rows, "
+                             f"got {len(self.row_labels)}")  # fmt: skip
         shapes = {(len(f.cells), len(f.bars)) for f in self.frames}
         if len(shapes) != 1:
             raise ValueError(f"every frame must have the same cells and bars, got {shapes}")
@@ -228,7 +243,7 @@ class Stepper:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """The stepper in the built book; the frames as text and HTML list elsewhere."""
-        if os.environ.get("SETLAB_WIDGETS") == "static":
+        if os.environ.get(STATIC_ENV) == "static":
             return {"text/html": self.html(), "text/plain": self.text()}
         return {"text/html": self.fallback_html().replace("<details", "<details open"),
                 "text/plain": self.text()}  # fmt: skip
