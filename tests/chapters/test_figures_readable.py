@@ -6,6 +6,7 @@ in display coordinates."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.text import Annotation
@@ -14,6 +15,13 @@ from setlab.chapters import bloom_basics, redis_set_memory, setbit_offset
 from setlab.chapters.bloom_basics.plots import CELL
 from setlab.lab.reference import Measurement
 from setlab.lab.setbit import SetbitReference
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Each test draws a whole figure: closed after it (pyplot keeps every figure it opened)."""
+    yield
+    plt.close("all")
 
 
 def _covered(fig) -> list[str]:

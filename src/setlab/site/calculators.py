@@ -1,4 +1,4 @@
-"""The book's six in-page calculators in one table: which chapter holds each and under which
+"""The book's in-page calculators in one table: which chapter holds each and under which
 anchor, what question it answers, and the ``setlab calc`` command that prints the same numbers.
 
 The calculators page (``book/calculators.md``), the line under each chapter's title

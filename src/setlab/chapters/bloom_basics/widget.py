@@ -20,7 +20,15 @@ import math
 from setlab.models import bloom, redisbloom
 from setlab.models.bitmap import jemalloc_size_class
 from setlab.render.vega_lite import alt
-from setlab.render.widgets import Command, Control, Readout, Settings, Widget, step_expr
+from setlab.render.widgets import (
+    Command,
+    Control,
+    Readout,
+    Settings,
+    Widget,
+    decade_axis,
+    step_expr,
+)
 from setlab.tools import calc, scale
 
 #: The chapter's case: seed 002's 800 million openids at 1%, filled exactly to capacity.
@@ -34,15 +42,6 @@ MAX_LOAD = 4.0
 #: Largest bit array the jemalloc table covers, bytes: the default chain's third sub-filter at
 #: the controls' extremes (4 × 10^10 items at 10^-6 / 8) is ~165 GB.
 MAX_ALLOCATION = 2**38
-
-
-#: A log axis labelled at powers of ten only (Vega labels 2 and 5 times them too).
-POWERS_OF_TEN = alt.Axis(
-    format="~g",
-    labelExpr="abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) < 1e-6"
-    " ? datum.label : ''",
-    labelOverlap=True,
-)
 
 
 def _n(x: float) -> str:
@@ -116,7 +115,7 @@ def _chart() -> alt.LayerChart:
         )
     )
     log_rate = alt.Scale(type="log", domain={"expr": "[p / 1000, 1]"}, clamp=True)
-    y = alt.Y("rate:Q", title="false-positive rate", scale=log_rate, axis=POWERS_OF_TEN)
+    y = alt.Y("rate:Q", title="false-positive rate", scale=log_rate, axis=decade_axis())
     x = alt.X("x:Q", title="items added ÷ n (1 = the planned capacity)")
     legend = alt.Legend(orient="bottom", direction="vertical")  # one per line fits a phone
     lines = curves.mark_line().encode(

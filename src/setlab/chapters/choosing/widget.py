@@ -78,7 +78,12 @@ def _lookup(structure: str) -> str:
     found = {
         (r["logn"], r["lr"]): r["bytes_per_id"] for r in table() if r["structure"] == structure
     }
-    values = [found.get((n, lr)) for n in LOG_COUNTS for lr in LOG_RANGES]
+    return _numbers([found.get((n, lr)) for n in LOG_COUNTS for lr in LOG_RANGES])
+
+
+def _numbers(values: list[float | None]) -> str:
+    """A Vega expression looking up the setting's value in ``values`` (one per setting, in
+    lookup order; None is NaN, a dash on the page)."""
     array = ",".join("NaN" if v is None else repr(float(v)) for v in values)
     return f"[{array}][{_INDEX}]"
 
@@ -161,9 +166,9 @@ def figure() -> Widget:
         Readout("pick", "the advisor's pick",
                 text_lookup(_INDEX, ["" if c is None else c["pick"] for c in cells]),
                 _said("pick"), kind="text"),
-        Readout("pick_bytes", "it takes", "[" + ",".join(
-                    "NaN" if c is None else repr(float(c["memory"][c["pick"]])) for c in cells)
-                + f"][{_INDEX}]", _pick_bytes, kind="bytes"),
+        Readout("pick_bytes", "it takes",
+                _numbers([None if c is None else c["pick_bytes"] for c in cells]),
+                _pick_bytes, kind="bytes"),
         Readout("reason", "why", text_lookup(_INDEX, ["" if c is None else c["reason"]
                                                       for c in cells]),
                 _said("reason"), kind="text"),

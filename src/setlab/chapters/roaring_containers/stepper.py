@@ -20,18 +20,27 @@ _ORDER = np.random.default_rng(3).permutation(roaring.CHUNK)
 
 
 def steps() -> list[tuple[str, np.ndarray]]:
-    """(what arrived, the chunk's values after it), one a frame."""
-    scattered = [
-        (1, "One ID arrives"),
-        (1_000, "999 more IDs, scattered over the chunk"),
-        (4_096, "3,096 more: the array is as big as a bitset"),
-        (4_097, "One more ID"),
-        (30_000, "25,903 more"),
-    ]
-    steps = [(text, np.sort(_ORDER[:count])) for count, text in scattered]
-    every = np.arange(30_000)
-    steps.append(("The same 30,000 IDs, but consecutive (0 \u2013 29,999)", every))
-    steps.append(("Every third of them leaves (20,000 IDs in 10,000 runs)", every[every % 3 != 2]))
+    """(what arrived, the chunk's values after it), one a frame: scattered IDs up to the
+    array's limit and one past it, then consecutive IDs, then every third of them gone."""
+    limit = roaring.ARRAY_MAX
+    counts = (1, 1_000, limit, limit + 1, 30_000)
+    steps, before = [], 0
+    for count in counts:
+        arrived = (
+            "One ID arrives"
+            if count == 1
+            else (
+                "One more ID" if count - before == 1 else f"{count - before:,} more IDs, scattered"
+            )
+        )
+        if count == limit:
+            arrived += " (the array now as big as a bitset)"
+        steps.append((arrived, np.sort(_ORDER[:count])))
+        before = count
+    every = np.arange(counts[-1])
+    steps.append((f"The same {every.size:,} IDs, but consecutive (0 \u2013 {every[-1]:,})", every))
+    kept = every[every % 3 != 2]
+    steps.append((f"Every third of them leaves ({_count(kept.size, 'ID')} remain)", kept))
     return steps
 
 

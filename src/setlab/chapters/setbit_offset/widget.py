@@ -19,6 +19,7 @@ from setlab.render.widgets import (
     Readout,
     Settings,
     Widget,
+    decade_axis,
     interp_expr,
     step_expr,
     step_table,
@@ -43,14 +44,12 @@ def _allocation(offset: int) -> int:
 
 def _chart(offsets: tuple[float, ...], ms: tuple[float, ...]) -> alt.LayerChart:
     points = [{"offset": o, "ms": t} for o, t in zip(offsets, ms, strict=True)]
-    # labelled at powers of ten in SI (1k … 1G): full digits ran into each other at 390 px
-    decades = alt.Axis(
-        format="~s", labelOverlap=True,
-        labelExpr="abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) < 1e-6"
-        " ? datum.label : ''",
-    )  # fmt: skip
-    x = alt.X("offset:Q", title="bit offset of the first SETBIT", scale=alt.Scale(type="log"),
-              axis=decades)  # fmt: skip
+    x = alt.X(
+        "offset:Q",
+        title="bit offset of the first SETBIT",
+        scale=alt.Scale(type="log"),
+        axis=decade_axis("~s"),
+    )  # 1k … 1G: full digits ran together at 390 px
     y = alt.Y("ms:Q", title="ms inside Redis (reference run)", scale=alt.Scale(type="log"))
     measured = alt.Chart(alt.Data(values=points))
     line = measured.mark_line(opacity=0.6).encode(x=x, y=y)
