@@ -11,6 +11,8 @@ import contextlib
 import io
 import math
 import os
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -93,5 +95,64 @@ def test_the_page_refuses_what_the_cli_refuses_with_its_message(site, browser):
             drive.ready(page, slug)
             _refused(page, slug, cli_refusal(args))
             page.close()
+    assert browser.outside == []
+    assert browser.errors == []
+
+
+def core(message: str) -> str:
+    """The CLI's words without argparse's frame: ``argument -n/--items: `` before and ``(see
+    setlab calc bloom --help)`` after (the page has no options to name)."""
+    message = re.sub(r"^argument [^:]+: ", "", message)
+    return re.sub(r" \(see setlab calc \S+ --help\)$", "", message)
+
+
+#: (the quantities ticked, the box typed into, what the reader types, the same to setlab calc,
+#: a valid value)
+BLOOM_EDGES = [
+    (("n", "p"), "n", "0", ["-n", "0", "-p", "0.01"], "1000"),
+    (("n", "p"), "n", "-5", ["-n", "-5", "-p", "0.01"], "1000"),
+    (("n", "p"), "p", "1", ["-n", "1000", "-p", "1"], "0.01"),
+    (("n", "p", "k"), "k", "65", ["-n", "1000", "-p", "0.01", "-k", "65"], "7"),
+    (("n", "p", "m"), "m", "18446744073709551617",
+     ["-n", "1000", "-p", "0.01", "-m", "18446744073709551617"], "100000"),
+    (("n", "p"), "n", "1125899906842625", ["-n", "1125899906842625", "-p", "0.01"], "1000"),
+]  # fmt: skip
+
+
+def test_the_bloom_calculator_refuses_what_setlab_calc_bloom_refuses(site, browser):
+    """A typed value the CLI refuses gets its words; one the CLI takes but the page does not
+    compute (p = 0.995, n = 10^12) says so and points at the line to copy, which the CLI then
+    runs; a combination it refuses (one quantity, all four, p and k) and an m that holds no
+    item at that p are refused with the function's own message."""
+    with serve(site) as base:
+        page = browser.page(1280, 900)
+        page.goto(f"{base}book/bloom-basics.html")
+        drive.ready(page, "bloom")
+        for given, control, typed, args, valid in BLOOM_EDGES:
+            drive.set_given(page, "bloom", given)
+            drive.set_boxes(page, "bloom", {control: typed})
+            _refused(page, "bloom", core(cli_refusal(["bloom", *args, "--redisbloom"])))
+            assert page.locator(f"#widget-bloom-{control}").input_value() == typed
+            drive.set_boxes(page, "bloom", {control: valid})
+            assert not page.locator("#widget-bloom .setlab-widget-refusal").is_visible()
+        for control, typed in [("p", "0.995"), ("n", "1000000000000")]:
+            drive.set_given(page, "bloom", ("n", "p"))
+            drive.set_boxes(page, "bloom", {control: typed})
+            note = page.locator("#widget-bloom .setlab-widget-refusal").inner_text()
+            assert f" {typed} is outside what this calculator computes" in note
+            terminal = page.locator("#widget-bloom code[data-template]").first.inner_text()
+            assert f"-{control} {typed}" in terminal
+            assert drive.calc(*shlex.split(terminal)[2:])  # the CLI takes it
+            drive.set_boxes(page, "bloom", {control: {"p": "0.01", "n": "1000"}[control]})
+        for given in [("n",), ("n", "p", "m", "k"), ("p", "k")]:
+            drive.set_given(page, "bloom", given)
+            values = {"n": "1000", "p": "0.01", "m": "10000", "k": "3"}
+            args = [a for q in given for a in (f"-{q}", values[q])]
+            drive.set_boxes(page, "bloom", {q: values[q] for q in given})
+            _refused(page, "bloom", cli_refusal(["bloom", *args]))
+        drive.set_given(page, "bloom", ("m", "p", "k"))
+        drive.set_boxes(page, "bloom", {"m": "100", "p": "1e-07", "k": "1"})
+        _refused(page, "bloom", cli_refusal(["bloom", "-m", "100", "-p", "1e-07", "-k", "1"]))
+        page.close()
     assert browser.outside == []
     assert browser.errors == []

@@ -64,6 +64,8 @@ VEGALITE_MIME = "application/vnd.vegalite.v5+json"
 #: How a readout's number is written: see :func:`format_value` (and setlab-widgets.js).
 KINDS = ("int", "bytes", "number", "percent", "rate", "text")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+#: where a value goes in a :class:`Command`'s template
+_PLACE = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
 Settings = Mapping[str, float]
 
@@ -78,7 +80,15 @@ class Control:
     ``check`` is the validator ``setlab calc`` applies to the same input (a model's function
     that raises ``ValueError`` with the message the CLI prints). With it, a typed value the
     CLI refuses (below ``low``, above ``high``, or off ``grid``, the only values a model has) is
-    refused in the page with that message, not snapped to the nearest value it can show.
+    refused in the page with that message, not snapped to the nearest value it can show. ``cli``
+    is the span the CLI takes when it is wider than the control's: a value in it but outside
+    [``low``, ``high``] is refused too, with :meth:`beyond`'s message (the formulas and tables
+    in the page are built for the control's span).
+
+    ``optional`` gives the control a "given" checkbox (ticked when ``given``): a reader who
+    leaves it out has the widget solve it, as ``setlab calc bloom`` solves what is not given.
+    The Vega parameter :attr:`flag` (``<name>_given``, 1 or 0) says which; the box then shows
+    the readout named ``solved``, and the control leaves the page's address.
     """
 
     name: str
@@ -92,9 +102,18 @@ class Control:
     unit: str = ""
     check: Callable[[float], object] | None = None
     grid: tuple[float, ...] | None = None
+    optional: bool = False
+    given: bool = True
+    solved: str | None = None
+    cli: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.name)
+        if self.optional != (self.solved is not None):
+            raise ValueError(
+                f"control {self.name!r}: an optional control names the readout that solves it "
+                "(solved=…), and only an optional one does"
+            )
         if not self.low <= self.value <= self.high:
             raise ValueError(
                 f"value of control {self.name!r} must be in [{self.low}, {self.high}], "
@@ -103,27 +122,55 @@ class Control:
         if self.log and self.low <= 0:
             raise ValueError(f"a log control needs low > 0, got {self.low!r} for {self.name!r}")
 
+    @property
+    def flag(self) -> str:
+        """The Vega parameter that says whether an optional control is given (1) or solved (0)."""
+        return f"{self.name}_given"
+
+    def beyond(self) -> str:
+        """The page's message for a value outside [``low``, ``high``] that the CLI takes
+        (``{value}`` is where the typed value goes)."""
+        return (f"{self.label} {{value}} is outside what this calculator computes "
+                f"({_control_text(self, self.low)} to {_control_text(self, self.high)}); "
+                "setlab calc takes it: run the line below in a terminal")  # fmt: skip
+
     def refusals(self) -> dict[str, str]:
-        """The CLI's messages for a value below ``low``, above ``high`` and off ``grid``, as
-        templates with ``{value}`` (or ``{value:,}``, thousands separators) where the value goes:
-        :attr:`check` is asked about two such values, and the messages differ only there. A
-        side the check accepts (the CLI takes what this control does not show) has none."""
+        """The CLI's messages for a value below and above what it takes (:attr:`cli`, or
+        [``low``, ``high``] without it) and off ``grid``, as templates with ``{value}`` (or
+        ``{value:,}``, thousands separators) where the value goes: :attr:`check` is asked about
+        two such values, and the messages differ only there (``"negative"`` too, when the
+        span starts at 0 or 1). ``"beyond"`` is :meth:`beyond`'s,
+        for a value the CLI takes outside [``low``, ``high``]. A control without a check has
+        none (the page keeps its value in range)."""
         if self.check is None:
             return {}
+        low, high = self.cli if self.cli is not None else (self.low, self.high)
         step = 1 if self.integer else max(abs(self.high - self.low) / 1e3, 1e-9)
         probes = {
-            "below": (self.low - step, self.low - 2 * step),
-            "above": (self.high + 7 * step, self.high + 31 * step),
+            "below": (low - step, low - 2 * step),
+            "above": (high + 7 * step, high + 31 * step),
         }
+        if low >= 0 and low - 2 * step < 0:
+            # a CLI that parses a count or a rate says one thing of 0 and another of "-1" (not
+            # a number at all): a message for what is below the span but not negative, and one
+            # for negative numbers
+            zero = max(0, low - step)
+            probes.update(below=(zero, zero), negative=(-3 * step, -7 * step))
+        if self.integer:
+            probes = {side: (int(a), int(b)) for side, (a, b) in probes.items()}
         if self.grid is not None:
             off = [v for v in range(int(self.low), int(self.high) + 1) if v not in self.grid]
             if len(off) >= 2:
                 probes["grid"] = (off[0], off[-1])
         found = {}
         for side, values in probes.items():
-            messages = [_refusal(self.check, v if not self.integer else int(v)) for v in values]
+            messages = [_refusal(self.check, v) for v in values]
             if None not in messages:
                 found[side] = _template(*messages, *values)  # type: ignore[arg-type]
+            elif side in ("below", "above"):
+                found["beyond"] = self.beyond()
+        if self.cli is not None:
+            found["beyond"] = self.beyond()
         return found
 
     def slider(self) -> tuple[float, float, float, float]:
@@ -163,7 +210,7 @@ class Command:
     template: str
 
     def names(self) -> list[str]:
-        return re.findall(r"\{([a-z][a-z0-9_]*)\}", self.template)
+        return _PLACE.findall(self.template)
 
 
 def format_value(value: float | str, kind: str, unit: str = "") -> str:
@@ -300,12 +347,17 @@ class Widget:
     derived: Mapping[str, str] = field(default_factory=dict)
     #: Lines to copy (setlab calc, BF.RESERVE …) that give the readouts at the current setting.
     commands: Sequence[Command] = ()
+    #: A Vega expression that is "" where the setting is fine and otherwise the message
+    #: ``setlab calc`` refuses it with (a combination of given controls it cannot solve): the
+    #: page then shows the message and no number.
+    refusal: str | None = None
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9-]+$", self.slug):
             raise ValueError(f"slug must be lowercase letters, digits and '-', got {self.slug!r}")
         names = [c.name for c in self.controls] + [r.name for r in self.readouts]
-        names += list(self.derived)
+        names += list(self.derived) + [c.flag for c in self.controls if c.optional]
+        names += ["refusal"] if self.refusal is not None else []
         for name in self.derived:
             _check_name(name)
         if len(set(names)) != len(names):
@@ -318,11 +370,17 @@ class Widget:
             if unknown:
                 raise ValueError(f"widget {self.slug!r}: command {command.label!r} names "
                                  f"{sorted(unknown)}, not a control or an int readout")  # fmt: skip
+        readouts = {r.name for r in self.readouts}
+        for c in self.controls:
+            if c.optional and c.solved not in readouts:
+                raise ValueError(f"widget {self.slug!r}: control {c.name!r} is solved by "
+                                 f"{c.solved!r}, not a readout")  # fmt: skip
 
     @property
     def defaults(self) -> dict[str, float]:
-        """The controls' starting values."""
-        return {c.name: c.value for c in self.controls}
+        """The controls' starting values, and whether each optional control starts given."""
+        flags = {c.flag: float(c.given) for c in self.controls if c.optional}
+        return {**{c.name: c.value for c in self.controls}, **flags}
 
     def rows(self) -> list[dict[str, float]]:
         """The fallback's settings with every readout computed by its model, defaults first."""
@@ -348,6 +406,12 @@ class Widget:
                 if not c.log:
                     param["bind"].update(min=lo, max=hi, step=c.slider()[2])
             params.append(param)
+            if c.optional:
+                flag: dict[str, Any] = {"name": c.flag, "value": bool(c.given) if bind else
+                                        int(c.given)}  # fmt: skip
+                if bind:
+                    flag["bind"] = {"input": "checkbox", "name": f"given: {c.label}"}
+                params.append(flag)
         params += self.expr_params()
         spec["params"] = params
         spec.setdefault("background", None)
@@ -356,17 +420,20 @@ class Widget:
     def expr_params(self) -> list[dict[str, str]]:
         """The derived params, then the readouts, as Vega-Lite ``{name, expr}`` params."""
         derived = [{"name": name, "expr": expr} for name, expr in self.derived.items()]
-        return derived + [{"name": r.name, "expr": r.expr} for r in self.readouts]
+        refusal = [] if self.refusal is None else [{"name": "refusal", "expr": self.refusal}]
+        return derived + [{"name": r.name, "expr": r.expr} for r in self.readouts] + refusal
 
     def _names(self) -> set[str]:
-        return {c.name for c in self.controls} | {r.name for r in self.readouts} | set(self.derived)
+        flags = {c.flag for c in self.controls if c.optional}
+        return ({c.name for c in self.controls} | {r.name for r in self.readouts}
+                | set(self.derived) | flags | {"refusal"})  # fmt: skip
 
     def html(self) -> str:
         """The widget as HTML for the static book: controls, readouts (initial values from the
         models), the chart's place, the spec as JSON, and the text fallback."""
         wid = f"widget-{self.slug}"
         defaults = self.rows()[0]
-        controls = "\n".join(_control_html(wid, c) for c in self.controls)
+        controls = "\n".join(_control_html(wid, c, defaults) for c in self.controls)
         readouts = "\n".join(
             f'<div class="setlab-readout"><dt>{html.escape(r.label)}</dt><dd>'
             f'<output id="{wid}-{r.name}" data-readout="{r.name}" data-kind="{r.kind}" '
@@ -377,7 +444,8 @@ class Widget:
         )
         spec = json.dumps(self.spec(), separators=(",", ":")).replace("</", "<\\/")
         return (
-            f'<figure class="setlab-widget" id="{wid}" data-widget="{self.slug}">\n'
+            f'<figure class="setlab-widget" id="{wid}" data-widget="{self.slug}"'
+            f"{' data-refusal' if self.refusal is not None else ''}>\n"
             f'<div class="setlab-widget-title">{html.escape(self.title)}</div>\n'
             f'<div class="setlab-widget-controls">\n{controls}\n</div>\n'
             '<p class="setlab-widget-refusal" role="alert" hidden></p>\n'
@@ -394,16 +462,28 @@ class Widget:
         )
 
     def command_text(self, command: Command, row: Mapping[str, float]) -> str:
-        """``command`` filled in at ``row`` (a setting with its readouts, see :meth:`rows`)."""
+        """``command`` filled in at ``row`` (a setting with its readouts, see :meth:`rows`): a
+        part in ``[…]`` is kept only when every optional control it names is given (``[-m {m}]``
+        is dropped while m is solved), and an optional control left out reads its solution."""
         controls = {c.name: c for c in self.controls}
+
+        def given(name: str) -> bool:
+            c = controls.get(name)
+            return c is None or not c.optional or bool(row[c.flag])
+
+        def part(m: re.Match) -> str:
+            return m.group(1) + " " if all(given(n) for n in _PLACE.findall(m.group(1))) else ""
 
         def value(m: re.Match) -> str:
             name = m.group(1)
             if name in controls:
-                return _plain(row[name], controls[name].integer)
+                c = controls[name]
+                shown = row[name] if given(name) else row[c.solved]  # type: ignore[index]
+                return _plain(shown, c.integer)
             return str(round(row[name]))
 
-        return re.sub(r"\{([a-z][a-z0-9_]*)\}", value, command.template)
+        kept = re.sub(r"\[([^\]]*)\] ?", part, command.template).strip()
+        return _PLACE.sub(value, kept)
 
     def commands_html(self, row: Mapping[str, float]) -> str:
         """The commands at ``row``, each with a button that copies it (shown where scripts run)."""
@@ -428,7 +508,7 @@ class Widget:
         )
         body = []
         for label, cells in [
-            *((c.label, [_control_text(c, row[c.name]) for row in rows]) for c in self.controls),
+            *((c.label, [self._control_cell(c, row) for row in rows]) for c in self.controls),
             *((r.label, [format_value(row[r.name], r.kind, r.unit) for row in rows])
               for r in self.readouts),
         ]:  # fmt: skip
@@ -441,11 +521,18 @@ class Widget:
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></details>"
         )
 
+    def _control_cell(self, c: Control, row: Mapping[str, float]) -> str:
+        """A control's value in the fallback: as set, or its solution when it is left out."""
+        if not c.optional or row[c.flag]:
+            return _control_text(c, row[c.name])
+        readout = next(r for r in self.readouts if r.name == c.solved)
+        return f"{format_value(row[c.solved], readout.kind, readout.unit)} (solved)"  # type: ignore[index]
+
     def text(self) -> str:
         """Plain text of the fallback table (what ``text/plain`` shows)."""
         lines = [self.title]
         for row in self.rows():
-            parts = [f"{c.name}={_control_text(c, row[c.name])}" for c in self.controls]
+            parts = [f"{c.name}={self._control_cell(c, row)}" for c in self.controls]
             parts += [f"{r.label}: {format_value(row[r.name], r.kind, r.unit)}"
                       for r in self.readouts]  # fmt: skip
             lines.append("  " + "; ".join(parts))
@@ -515,25 +602,47 @@ def _control_text(c: Control, value: float) -> str:
     return f"{text} {c.unit}".strip()
 
 
-def _control_html(wid: str, c: Control) -> str:
+def _control_html(wid: str, c: Control, row: Mapping[str, float]) -> str:
     lo, hi, step, value = c.slider()
     ident = f"{wid}-{c.name}"
+    label = f'<label for="{ident}">{html.escape(c.label)}</label>'
+    box_value, off = _plain(c.value, c.integer), ""
+    if c.optional:
+        given = bool(row[c.flag])
+        label = (f'<span class="setlab-control-name"><input type="checkbox" class="setlab-given" '
+                 f'id="{ident}-given" aria-label="given: {html.escape(c.label)}"'
+                 f'{" checked" if given else ""}> {label}</span>')  # fmt: skip
+        if not given:
+            shown = min(c.high, max(c.low, row[c.solved]))  # type: ignore[index]
+            box_value, off = _plain(row[c.solved], c.integer), " disabled"  # type: ignore[index]
+            value = math.log10(shown) if c.log else shown
     number_step = "1" if c.integer else (str(c.step) if c.step is not None else "any")
     refuse = "".join(
         f' data-refuse-{side}="{html.escape(text)}"' for side, text in c.refusals().items()
     )
     if c.grid is not None:
         refuse += f' data-grid="{",".join(_plain(v, c.integer) for v in c.grid)}"'
+    if c.cli is not None:  # every digit: a bound past 2^53 is compared as a whole number
+        refuse += "".join(
+            f' data-cli-{side}="{_exact(v)}"'
+            for side, v in zip(("low", "high"), c.cli, strict=True)
+        )
+    solved = f' data-solved="{c.solved}"' if c.optional else ""
     return (
         f'<div class="setlab-control" data-control="{c.name}" data-log="{int(c.log)}" '
-        f'data-integer="{int(c.integer)}" data-low="{c.low!r}" data-high="{c.high!r}"{refuse}>'
-        f'<label for="{ident}">{html.escape(c.label)}</label>'
+        f'data-integer="{int(c.integer)}" data-low="{c.low!r}" data-high="{c.high!r}"'
+        f"{solved}{refuse}>{label}"
         f'<input type="range" aria-label="{html.escape(c.label)} (slider)" min="{lo!r}" '
-        f'max="{hi!r}" step="{step}" value="{value!r}">'
+        f'max="{hi!r}" step="{step}" value="{value!r}"{off}>'
         f'<input type="number" id="{ident}" min="{c.low!r}" max="{c.high!r}" '
-        f'step="{number_step}" value="{_plain(c.value, c.integer)}">'
+        f'step="{number_step}" value="{box_value}"{off}>'
         f'<span class="setlab-unit">{html.escape(c.unit)}</span></div>'
     )
+
+
+def _exact(value: float) -> str:
+    """A bound as JavaScript reads it back: every digit of an int, a float's repr."""
+    return str(value) if isinstance(value, int) else repr(float(value))
 
 
 def _plain(value: float, integer: bool) -> str:
@@ -543,17 +652,20 @@ def _plain(value: float, integer: bool) -> str:
 def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     """Every readout of ``widget`` at ``settings``, computed by Vega itself (vl-convert's
     embedded Vega, the same engine the page runs), for tests that compare them with the
-    readouts' models. Unknown controls are an error; missing ones take their defaults."""
+    readouts' models, and ``"refusal"`` (the widget's message, "" when it takes the setting)
+    when it has one. Unknown controls are an error; missing ones take their defaults (an
+    optional control's ``<name>_given`` flag too)."""
     import vl_convert
 
     unknown = set(settings) - set(widget.defaults)
     if unknown:
         raise ValueError(f"settings name no control of {widget.slug!r}: {sorted(unknown)}")
     values = {**widget.defaults, **settings}
-    params: list[dict[str, Any]] = [{"name": c.name, "value": values[c.name]}
-                                    for c in widget.controls]  # fmt: skip
+    params: list[dict[str, Any]] = [{"name": name, "value": value}
+                                    for name, value in values.items()]  # fmt: skip
     params += widget.expr_params()
-    joined = " + '\\u2016' + ".join(f"('' + {r.name})" for r in widget.readouts)
+    outs = [r.name for r in widget.readouts] + (["refusal"] if widget.refusal is not None else [])
+    joined = " + '\\u2016' + ".join(f"('' + {name})" for name in outs)
     spec = {
         "params": params,
         "data": {"values": [{}]},
@@ -578,5 +690,8 @@ def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     if len(texts) != 1:
         raise RuntimeError(f"expected one text mark from Vega, got {texts!r}")
     parts = texts[0].split("\u2016")  # "‖": no readout writes it
-    return {r.name: v if r.kind == "text" else float(v)
-            for r, v in zip(widget.readouts, parts, strict=True)}  # fmt: skip
+    found: dict[str, Any] = {r.name: v if r.kind == "text" else float(v)
+                             for r, v in zip(widget.readouts, parts, strict=False)}  # fmt: skip
+    if widget.refusal is not None:
+        found["refusal"] = parts[-1]
+    return found
