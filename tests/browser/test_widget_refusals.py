@@ -121,9 +121,10 @@ BLOOM_EDGES = [
 
 def test_the_bloom_calculator_refuses_what_setlab_calc_bloom_refuses(site, browser):
     """A typed value the CLI refuses gets its words; one the CLI takes but the page does not
-    compute (p = 0.995, n = 10^12) says so and points at the line to copy, which the CLI then
-    runs; a combination it refuses (one quantity, all four, p and k) and an m that holds no
-    item at that p are refused with the function's own message."""
+    compute (p = 10^-10, n = 10^12) says so and points at the line to copy, which the CLI then
+    runs; a combination it refuses (one quantity, all four, p and k), an m that holds no item
+    at that p and a filter whose rate rounds to 1 are refused with the function's own
+    message."""
     with serve(site) as base:
         page = browser.page(1280, 900)
         page.goto(f"{base}book/bloom-basics.html")
@@ -135,7 +136,7 @@ def test_the_bloom_calculator_refuses_what_setlab_calc_bloom_refuses(site, brows
             assert page.locator(f"#widget-bloom-{control}").input_value() == typed
             drive.set_boxes(page, "bloom", {control: valid})
             assert not page.locator("#widget-bloom .setlab-widget-refusal").is_visible()
-        for control, typed in [("p", "0.995"), ("n", "1000000000000")]:
+        for control, typed in [("p", "1e-10"), ("n", "1000000000000")]:
             drive.set_given(page, "bloom", ("n", "p"))
             drive.set_boxes(page, "bloom", {control: typed})
             note = page.locator("#widget-bloom .setlab-widget-refusal").inner_text()
@@ -153,6 +154,9 @@ def test_the_bloom_calculator_refuses_what_setlab_calc_bloom_refuses(site, brows
         drive.set_given(page, "bloom", ("m", "p", "k"))
         drive.set_boxes(page, "bloom", {"m": "100", "p": "1e-07", "k": "1"})
         _refused(page, "bloom", cli_refusal(["bloom", "-m", "100", "-p", "1e-07", "-k", "1"]))
+        drive.set_given(page, "bloom", ("n", "p"))
+        drive.set_boxes(page, "bloom", {"n": "1000", "p": "0.99"})
+        _refused(page, "bloom", cli_refusal(["bloom", "-n", "1000", "-p", "0.99"]))
         page.close()
     assert browser.outside == []
     assert browser.errors == []

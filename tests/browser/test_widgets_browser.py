@@ -237,7 +237,8 @@ def test_the_bloom_calculator_solves_from_any_two_or_three_as_setlab_calc_does(s
                 box = page.locator(f"#widget-bloom-{q}")
                 assert box.is_disabled() == (q not in given), (where, q)
                 if q not in given:
-                    assert float(box.input_value()) == want[f"sol_{q}"], (where, q)
+                    # Vega's pow and numpy's may differ in the last bits of a solved rate
+                    assert float(box.input_value()) == pytest.approx(want[f"sol_{q}"], rel=1e-12)
             terminal, reserve = page.locator("#widget-bloom code[data-template]").all_inner_texts()
             words = shlex.split(terminal)
             options = [w.lstrip("-") for w in words[3:] if w in ("-n", "-p", "-m", "-k")]
@@ -248,8 +249,8 @@ def test_the_bloom_calculator_solves_from_any_two_or_three_as_setlab_calc_does(s
             assert loaded["bytes"] == want["rb_size"], where
             command, key, p, n = reserve.split()
             reserved = setting["p"] if "p" in given else want["sol_p"]
-            assert (command, key, float(p), int(n)) == ("BF.RESERVE", "ids", reserved,
-                                                        want["sol_n"]), where  # fmt: skip
+            assert (command, key, int(n)) == ("BF.RESERVE", "ids", want["sol_n"]), where
+            assert float(p) == pytest.approx(reserved, rel=1e-12), where
         last = SOLVES[-1]
         drive.set_given(page, "bloom", ("m", "k"))
         drive.set_boxes(page, "bloom", {"m": 123_456_789, "k": 5})

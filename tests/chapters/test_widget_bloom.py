@@ -16,7 +16,7 @@ from setlab.tools.calc import solve_bloom
 #: sub-filter boundaries (1, 3) of the default chain.
 EXTRA = [{"n": 1000, "p": 0.5, "load": 0.05}, {"n": 10**10, "p": 1e-6, "load": 4.0},
          {"n": 123_457, "p": 0.0372, "load": 1.05}, {"n": 5_000_000, "p": 0.02, "load": 3.05},
-         {"n": 77_777, "p": 0.001, "load": 2.95}, {"n": 1, "p": 0.99, "load": 4.0}]  # fmt: skip
+         {"n": 77_777, "p": 0.001, "load": 2.95}, {"n": 1, "p": 0.9, "load": 4.0}]  # fmt: skip
 
 
 def solving(*names: str, **values: float) -> dict:
@@ -32,7 +32,7 @@ SOLVES = [
     solving("n", "k", n=10**8, k=12), solving("m", "k", m=123_456_789, k=5, load=2.5),
     solving("n", "p", "k", n=800_000_000, p=0.01, k=3), solving("n", "p", "k", n=10, p=0.3, k=64),
     solving("m", "k", m=bloom_widget.MAX_BITS, k=1, load=4.0),
-    solving("n", "k", n=10**10, k=64, load=4.0), solving("m", "p", m=1, p=0.99),
+    solving("n", "k", n=10**10, k=64, load=4.0), solving("m", "p", m=1, p=0.9),
     solving("n", "p", "k", n=10**10, p=1e-9, k=1, load=4.0),
 ]  # fmt: skip
 
@@ -81,6 +81,12 @@ def test_a_combination_setlab_calc_refuses_is_refused_with_its_message(widget):
             solve_bloom(m=m, p=p, k=k)
         got = evaluate_in_vega(widget, solving("m", "p", "k", m=m, p=p, k=k))["refusal"]
         assert got == str(err.value)
+    # a filter so full its rate rounds to 1 (a rate near 1, or a few bits for many items)
+    for setting in [solving("n", "p", n=1000, p=0.99), solving("n", "m", n=10**10, m=64),
+                    solving("n", "m", "k", n=10**6, m=1000, k=3)]:  # fmt: skip
+        with pytest.raises(ValueError, match="rounds to 1") as err:
+            solve_bloom(**bloom_widget.given({**widget.defaults, **setting}))
+        assert evaluate_in_vega(widget, setting)["refusal"] == str(err.value)
 
 
 def test_the_controls_extremes_stay_inside_the_jemalloc_table():

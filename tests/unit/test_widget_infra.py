@@ -228,7 +228,7 @@ def test_refusals_give_the_clis_words_and_say_where_only_the_page_stops():
     assert found["below"] == "n must be at least 1 and at most 1,000,000,000,000; got 0"
     assert found["negative"] == "n: '{value}' is not a number"
     assert "outside what this calculator computes (1 to 1,000,000)" in found["beyond"]
-    assert "setlab calc takes it" in found["beyond"]
+    assert "run the line below in a terminal for setlab calc's answer" in found["beyond"]
     html = widgets._control_html("w", c, {"n": 10})
     assert 'data-cli-low="1" data-cli-high="1000000000000"' in html
     assert "data-refuse-beyond=" in html

@@ -131,8 +131,8 @@ class Control:
         """The page's message for a value outside [``low``, ``high``] that the CLI takes
         (``{value}`` is where the typed value goes)."""
         return (f"{self.label} {{value}} is outside what this calculator computes "
-                f"({_control_text(self, self.low)} to {_control_text(self, self.high)}); "
-                "setlab calc takes it: run the line below in a terminal")  # fmt: skip
+                f"({_control_text(self, self.low)} to {_control_text(self, self.high)}): run "
+                "the line below in a terminal for setlab calc's answer")  # fmt: skip
 
     def refusals(self) -> dict[str, str]:
         """The CLI's messages for a value below and above what it takes (:attr:`cli`, or

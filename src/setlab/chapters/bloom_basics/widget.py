@@ -143,9 +143,10 @@ def _fixed_rate(s: Settings) -> float:
 
 def fill_expr(x: str) -> str:
     """``1 - e^(-x)``, the fraction of bits set, to full precision for tiny ``x`` (the models use
-    ``-expm1(-x)``; Vega has no expm1): Kahan's ``(u - 1) x / log(u)`` with ``u = e^(-x)``."""
+    ``-expm1(-x)``; Vega has no expm1): Kahan's ``(u - 1) x / log(u)`` with ``u = e^(-x)``, and
+    1 once ``u`` underflows."""
     u = f"exp(-({x}))"
-    return f"({u} == 1 ? ({x}) : -(({u} - 1) * -({x}) / log({u})))"
+    return f"({u} == 1 ? ({x}) : {u} == 0 ? 1 : -(({u} - 1) * -({x}) / log({u})))"
 
 
 def _log1p(x: str) -> str:
@@ -187,8 +188,9 @@ def solve_exprs() -> dict[str, str]:
 
 def refusal_expr() -> str:
     """What ``setlab calc bloom`` says of the given checkboxes' setting, "" where it solves it:
-    each of the 16 combinations is put to ``calc.solve_bloom`` here (its own message), and m and
-    p that cannot hold one item are refused with the function's words."""
+    each of the 16 combinations is put to ``calc.solve_bloom`` here (its own message); m and p
+    that cannot hold one item, and a filter so full that its rate rounds to 1, are refused with
+    the function's words (tests/chapters/test_widget_bloom.py compares them)."""
     flags = " + ".join(f"({name}_given ? {2**i} : 0)" for i, name in enumerate(GIVEN))
     sample = {"n": 1000, "p": 0.01, "m": 10_000, "k": 3}
     messages = []
@@ -206,7 +208,10 @@ def refusal_expr() -> str:
     rate = (f"(toNumber(format({percent}, '.2e')) < 0.0001 ? format({percent}, '.' + {digits}"
             f" + 'f') : format({percent}, '.3~g')) + '%'")  # fmt: skip
     empty = "'m = ' + format(m, ',') + ' bits cannot hold even one item at p = ' + " + rate
-    return f"{text_lookup(f'({flags})', messages)} || (mode == 1 && nn < 1 ? {empty} : '')"
+    full = ("'m = ' + format(mm, ',') + ' bits for n = ' + format(nn, ',') + ' items: every bit"
+            " ends up set and every query answers maybe (the rate rounds to 1)'")  # fmt: skip
+    return (f"{text_lookup(f'({flags})', messages)} || (mode == 1 && nn < 1 ? {empty} : '')"
+            f" || (pp >= 1 ? {full} : '')")  # fmt: skip
 
 
 def _chart() -> alt.LayerChart:
