@@ -434,6 +434,11 @@ class Widget:
         wid = f"widget-{self.slug}"
         defaults = self.rows()[0]
         controls = "\n".join(_control_html(wid, c, defaults) for c in self.controls)
+        if any(c.optional for c in self.controls):
+            controls = (
+                '<p class="setlab-widget-hint">Tick what you know; what is not ticked is '
+                "solved from it.</p>\n" + controls
+            )
         readouts = "\n".join(
             f'<div class="setlab-readout"><dt>{html.escape(r.label)}</dt><dd>'
             f'<output id="{wid}-{r.name}" data-readout="{r.name}" data-kind="{r.kind}" '
