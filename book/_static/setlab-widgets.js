@@ -275,7 +275,10 @@
         var v = Number(range.value);
         v = log ? Math.pow(10, v) : v;
         if (grid) {  // a slider on a grid stops at the values the model has, and says which
-          v = grid.reduce(function (a, b) { return Math.abs(b - v) < Math.abs(a - v) ? b : a; });
+          var at = log ? Math.log10 : function (x) { return x; };  // nearest on the slider
+          v = grid.reduce(function (a, b) {
+            return Math.abs(at(b) - at(v)) < Math.abs(at(a) - at(v)) ? b : a;
+          });
           range.value = String(log ? Math.log10(v) : v);
         }
         apply(v, range);

@@ -160,3 +160,31 @@ def test_the_bloom_calculator_refuses_what_setlab_calc_bloom_refuses(site, brows
         page.close()
     assert browser.outside == []
     assert browser.errors == []
+
+
+def test_choosing_refuses_a_count_or_rate_it_has_not_priced_and_gives_the_line_that_does(
+    site, browser
+):
+    """The page prices the counts and rates on its grid; between them it says so (not the
+    nearest count's numbers) and its line to copy, run as it reads, prices the typed one. A
+    count the CLI refuses gets the CLI's words."""
+    with serve(site) as base:
+        page = browser.page(1280, 900)
+        page.goto(f"{base}book/choosing.html")
+        drive.ready(page, "bytes-per-id")
+        for control, typed in [("n", "1234567"), ("p", "0.003")]:
+            drive.set_boxes(page, "bytes-per-id", {control: typed})
+            note = page.locator("#widget-bytes-per-id .setlab-widget-refusal").inner_text()
+            assert f" {typed} is not one this calculator has computed" in note, note
+            assert all(_empty(v) for v, _ in drive.readouts(page, "bytes-per-id").values())
+            line = page.locator("#widget-bytes-per-id code[data-template]").inner_text()
+            assert f"-{control} {typed}" in line
+            data = drive.calc(*shlex.split(line)[2:])
+            assert data["pick"] and data["count" if control == "n" else "error"] == float(typed)
+            drive.set_boxes(page, "bytes-per-id", {control: {"n": "1000000", "p": "0.01"}[control]})
+            assert not page.locator("#widget-bytes-per-id .setlab-widget-refusal").is_visible()
+        drive.set_boxes(page, "bytes-per-id", {"n": "0"})
+        _refused(page, "bytes-per-id", core(cli_refusal(["density", "-n", "0"])))
+        page.close()
+    assert browser.outside == []
+    assert browser.errors == []

@@ -83,7 +83,9 @@ class Control:
     refused in the page with that message, not snapped to the nearest value it can show. ``cli``
     is the span the CLI takes when it is wider than the control's: a value in it but outside
     [``low``, ``high``] is refused too, with :meth:`beyond`'s message (the formulas and tables
-    in the page are built for the control's span).
+    in the page are built for the control's span). ``grid_text`` says which values ``grid``
+    holds where the CLI takes values between them: one between is refused with
+    :meth:`off_grid`'s message, not snapped to its neighbour.
 
     ``optional`` gives the control a "given" checkbox (ticked when ``given``): a reader who
     leaves it out has the widget solve it, as ``setlab calc bloom`` solves what is not given.
@@ -106,6 +108,7 @@ class Control:
     given: bool = True
     solved: str | None = None
     cli: tuple[float, float] | None = None
+    grid_text: str = ""
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -131,8 +134,15 @@ class Control:
         """The page's message for a value outside [``low``, ``high``] that the CLI takes
         (``{value}`` is where the typed value goes)."""
         return (f"{self.label} {{value}} is outside what this calculator computes "
-                f"({_control_text(self, self.low)} to {_control_text(self, self.high)}): run "
+                f"({_number_text(self, self.low)} to {_number_text(self, self.high)}): run "
                 "the line below in a terminal for setlab calc's answer")  # fmt: skip
+
+    def off_grid(self) -> str:
+        """The page's message for a value between the ``grid`` values it has computed, where the
+        CLI computes any (``{value}`` is where the typed value goes)."""
+        return (f"{self.label} {{value}} is not one this calculator has computed "
+                f"({self.grid_text}): run the line below in a terminal for setlab calc's "
+                "answer")  # fmt: skip
 
     def refusals(self) -> dict[str, str]:
         """The CLI's messages for a value below and above what it takes (:attr:`cli`, or
@@ -159,9 +169,20 @@ class Control:
         if self.integer:
             probes = {side: (int(a), int(b)) for side, (a, b) in probes.items()}
         if self.grid is not None:
-            off = [v for v in range(int(self.low), int(self.high) + 1) if v not in self.grid]
-            if len(off) >= 2:
-                probes["grid"] = (off[0], off[-1])
+            # two values off the grid: between its first two values and its last two
+            # two values off the grid: the first above its lowest value and the last below its
+            # highest (whole numbers), or between its first two and its last two
+            g = self.grid
+            off: list[float] = [(g[0] + g[1]) / 2, (g[-2] + g[-1]) / 2]
+            if self.integer:
+                up, down = int(self.low), int(self.high)
+                while up in self.grid and up < down:
+                    up += 1
+                while down in self.grid and down > up:
+                    down -= 1
+                off = [up, down] if up not in self.grid and down not in self.grid else []
+            if len(off) == 2:
+                probes["grid"] = (off[0], off[1])
         found = {}
         for side, values in probes.items():
             messages = [_refusal(self.check, v) for v in values]
@@ -169,6 +190,8 @@ class Control:
                 found[side] = _template(*messages, *values)  # type: ignore[arg-type]
             elif side in ("below", "above"):
                 found["beyond"] = self.beyond()
+            elif side == "grid" and self.grid_text:
+                found["grid"] = self.off_grid()
         if self.cli is not None:
             found["beyond"] = self.beyond()
         return found
@@ -602,9 +625,12 @@ def _format(fmt: str, value: float) -> str:
     return fmt.format(value=value)
 
 
+def _number_text(c: Control, value: float) -> str:
+    return f"{round(value):,}" if c.integer else f"{value:g}"
+
+
 def _control_text(c: Control, value: float) -> str:
-    text = f"{round(value):,}" if c.integer else f"{value:g}"
-    return f"{text} {c.unit}".strip()
+    return f"{_number_text(c, value)} {c.unit}".strip()
 
 
 def _control_html(wid: str, c: Control, row: Mapping[str, float]) -> str:
