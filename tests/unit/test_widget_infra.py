@@ -238,3 +238,12 @@ def test_refusals_give_the_clis_words_and_say_where_only_the_page_stops():
     # there itself: the page's message does
     lower = Control("o", "offset", 5, 1, 9, integer=True, check=lambda v: None)
     assert set(lower.refusals()) == {"beyond"}
+
+
+def test_a_widget_whose_page_says_run_the_line_below_has_one():
+    w = _demo()
+    wide = Control("n", "items", 10, 1, 100, integer=True, check=lambda v: None, cli=(1, 10**6))
+    with pytest.raises(ValueError, match="point at a setlab calc line"):
+        Widget("x", "x", w.chart, [wide], w.readouts[:1], "x", "x")
+    line = widgets.Command("cli", "setlab calc x -n {n}")
+    assert Widget("x", "x", w.chart, [wide], w.readouts[:1], "x", "x", commands=[line])

@@ -393,6 +393,12 @@ class Widget:
             if unknown:
                 raise ValueError(f"widget {self.slug!r}: command {command.label!r} names "
                                  f"{sorted(unknown)}, not a control or an int readout")  # fmt: skip
+        # a page message says "run the line below": there must be one
+        pointing = [c.name for c in self.controls
+                    if {c.beyond(), c.off_grid()} & set(c.refusals().values())]  # fmt: skip
+        if pointing and not any(c.template.startswith("setlab calc") for c in self.commands):
+            raise ValueError(f"widget {self.slug!r}: {pointing} point at a setlab calc line "
+                             "to run, and it has none (commands=…)")  # fmt: skip
         readouts = {r.name for r in self.readouts}
         for c in self.controls:
             if c.optional and c.solved not in readouts:
