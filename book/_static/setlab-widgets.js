@@ -11,7 +11,12 @@
 
   function sig(v) {
     if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString("en-US");
-    return expo(Number(v.toPrecision(3)).toString());
+    var rounded = Number(v.toPrecision(3));
+    // Python's .3g writes an exponent below 10^-4 (JavaScript only below 10^-6): 1.8e-05
+    if (rounded !== 0 && Math.abs(rounded) < 1e-4) {
+      return expo(v.toExponential(2).replace(/\.?0+e/, "e"));
+    }
+    return expo(rounded.toString());
   }
   function expo(text) { return text.replace(/e([+-])(\d)$/, "e$10$2"); }
   function bytes(n) {

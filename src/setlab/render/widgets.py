@@ -149,9 +149,10 @@ class Control:
         [``low``, ``high``] without it) and off ``grid``, as templates with ``{value}`` (or
         ``{value:,}``, thousands separators) where the value goes: :attr:`check` is asked about
         two such values, and the messages differ only there (``"negative"`` too, when the
-        span starts at 0 or 1). ``"beyond"`` is :meth:`beyond`'s,
-        for a value the CLI takes outside [``low``, ``high``]. A control without a check has
-        none (the page keeps its value in range)."""
+        span starts at 0 or 1). Where the check takes the value, the page's own message instead:
+        ``"beyond"`` (:meth:`beyond`) outside [``low``, ``high``], ``"grid"`` (:meth:`off_grid`)
+        between the grid's values. A control without a check has none (the page keeps its value
+        in range)."""
         if self.check is None:
             return {}
         low, high = self.cli if self.cli is not None else (self.low, self.high)
@@ -169,7 +170,6 @@ class Control:
         if self.integer:
             probes = {side: (int(a), int(b)) for side, (a, b) in probes.items()}
         if self.grid is not None:
-            # two values off the grid: between its first two values and its last two
             # two values off the grid: the first above its lowest value and the last below its
             # highest (whole numbers), or between its first two and its last two
             g = self.grid
