@@ -12,7 +12,7 @@ import pytest
 
 from setlab.core.interpolation import interpolate
 from setlab.models import bitmap
-from setlab.render import widgets
+from setlab.render import widget_controls, widgets
 from setlab.render.widgets import Control, Readout, Widget
 
 
@@ -229,7 +229,7 @@ def test_refusals_give_the_clis_words_and_say_where_only_the_page_stops():
     assert found["negative"] == "n: '{value}' is not a number"
     assert "outside what this calculator computes (1 to 1,000,000)" in found["beyond"]
     assert "run the line below in a terminal for setlab calc's answer" in found["beyond"]
-    html = widgets._control_html("w", c, {"n": 10})
+    html = widget_controls.control_html("w", c, {"n": 10})
     assert 'data-cli-low="1" data-cli-high="1000000000000"' in html
     assert "data-refuse-beyond=" in html
     # no check: the page keeps values in its span, and claims nothing of the CLI
