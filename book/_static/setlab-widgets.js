@@ -11,7 +11,12 @@
 
   function sig(v) {
     if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString("en-US");
-    return expo(Number(v.toPrecision(3)).toString());
+    var rounded = Number(v.toPrecision(3));
+    // Python's .3g writes an exponent below 10^-4 (JavaScript only below 10^-6): 1.8e-05
+    if (rounded !== 0 && Math.abs(rounded) < 1e-4) {
+      return expo(v.toExponential(2).replace(/\.?0+e/, "e"));
+    }
+    return expo(rounded.toString());
   }
   function expo(text) { return text.replace(/e([+-])(\d)$/, "e$10$2"); }
   function bytes(n) {
@@ -49,6 +54,11 @@
   var LONG_TEXT = 60;  // words longer than this read as a sentence (render/widgets.py)
 
   function readouts(figure, view) {
+    // the widget's own refusal (a setting setlab calc refuses as a whole: two of n, p, m, k
+    // left out), unless a typed value's refusal stands
+    if (figure.hasAttribute("data-refusal") && figure.dataset.refusedBy === undefined) {
+      refuse(figure, String(view.signal("refusal") || "") || null);
+    }
     var refused = figure.dataset.refused === "1";  // a refused input shows no number
     figure.querySelectorAll("output[data-readout]").forEach(function (out) {
       var value = refused ? NaN : view.signal(out.dataset.readout);
@@ -58,17 +68,47 @@
       out.textContent = format(text ? value : Number(value), out.dataset.kind, out.dataset.unit);
       if (text) out.toggleAttribute("data-long", String(value).length > LONG_TEXT);
     });
+    solved(figure, view, refused);
     commands(figure, view);
     // counts the updates, so a test can wait for the one its input caused
     figure.dataset.updates = String(Number(figure.dataset.updates || 0) + 1);
+  }
+
+  /* An optional control (render/widgets.py Control.optional) the reader left out: its box
+     and slider show the readout that solves it. */
+  function given(control) {
+    var box = control && control.querySelector(".setlab-given");
+    return !box || box.checked;
+  }
+  function solved(figure, view, refused) {
+    figure.querySelectorAll(".setlab-control[data-solved]").forEach(function (control) {
+      if (given(control)) return;
+      var value = Number(view.signal(control.dataset.solved)), d = control.dataset;
+      var box = control.querySelector("input[type=number]");
+      var range = control.querySelector("input[type=range]");
+      if (refused || !isFinite(value)) { box.value = ""; return; }
+      box.value = d.integer === "1" ? BigInt(Math.round(value)).toString() : String(value);
+      var shown = Math.min(Number(d.high), Math.max(Number(d.low), value));
+      range.value = String(d.log === "1" ? Math.log10(shown) : shown);
+    });
   }
 
   /* The lines to copy (render/widgets.py Command): each {name} is a control's box as it reads
      (even a value the CLI refuses: the copied line then gets the same refusal) or a whole-number
      readout, every digit. */
   function commands(figure, view) {
+    function control(name) {
+      return figure.querySelector('.setlab-control[data-control="' + name + '"]');
+    }
     figure.querySelectorAll("code[data-template]").forEach(function (code) {
-      code.textContent = code.dataset.template.replace(/\{([a-z][a-z0-9_]*)\}/g,
+      // a part in [...] only while every control it names is given ([-m {m}]: m is typed)
+      var kept = code.dataset.template.replace(/\[([^\]]*)\] ?/g, function (_, part) {
+        var names = (part.match(/\{[a-z][a-z0-9_]*\}/g) || []).map(function (p) {
+          return p.slice(1, -1);
+        });
+        return names.every(function (n) { return given(control(n)); }) ? part + " " : "";
+      }).trim();
+      code.textContent = kept.replace(/\{([a-z][a-z0-9_]*)\}/g,
         function (_, name) {
           var control = figure.querySelector('.setlab-control[data-control="' + name + '"]');
           if (control) return control.querySelector("input[type=number]").value.trim();
@@ -98,24 +138,41 @@
     });
   }
 
-  /* The CLI's message for a typed value it refuses (data-refuse-below / -above / -grid, written
-     by render/widgets.py from the model's own check), or null when the value is fine. The value
-     is written as Python writes it: every digit of a whole number (BigInt), with separators
-     for {value:,}. */
+  /* The CLI's message for a typed value it refuses (data-refuse-below / -above / -negative /
+     -grid, written by render/widgets.py from the model's own check, past what the CLI takes:
+     data-cli-low / -high, or the control's own span), the page's (data-refuse-beyond) for a
+     value the CLI takes but the page does not compute, as {side, message}; or null when the
+     value is fine. The value is written as Python writes it: every digit of a whole number
+     (BigInt), with separators for {value:,}, and a whole number typed for a real-valued
+     control as a float ("1.0"). */
+  function outside(text, value, bound, below) {
+    var whole = /^-?\d+$/, t = text.trim();
+    if (whole.test(t) && whole.test(bound)) {  // every digit: 2^64 + 1 is past 2^64
+      return below ? BigInt(t) < BigInt(bound) : BigInt(t) > BigInt(bound);
+    }
+    return below ? value < Number(bound) : value > Number(bound);
+  }
   function refusal(control, text) {
     var value = Number(text), side = null, d = control.dataset;
-    if (value < Number(d.low)) side = "refuseBelow";
-    else if (value > Number(d.high)) side = "refuseAbove";
+    var cliLow = d.cliLow !== undefined ? d.cliLow : d.low;
+    var cliHigh = d.cliHigh !== undefined ? d.cliHigh : d.high;
+    if (value < 0 && d.refuseNegative) side = "refuseNegative";
+    else if (outside(text, value, cliLow, true)) {
+      side = d.refuseBelow ? "refuseBelow" : "refuseBeyond";
+    } else if (outside(text, value, cliHigh, false)) {
+      side = d.refuseAbove ? "refuseAbove" : "refuseBeyond";
+    } else if (value < Number(d.low) || value > Number(d.high)) side = "refuseBeyond";
     else if (d.grid && d.grid.split(",").map(Number).indexOf(value) < 0) side = "refuseGrid";
     if (side === null || !d[side]) return null;
     var whole = /^-?\d+$/.test(text.trim()), big = whole ? BigInt(text.trim()) : null;
-    var plain = whole ? big.toString() : String(value);
+    var plain = !whole ? String(value) : d.integer === "1" ? big.toString() : big + ".0";
     var grouped = whole ? big.toLocaleString("en-US") : value.toLocaleString("en-US");
     // 2^value for a control in log2 units (a range typed as its exponent); not past 2^4096
     var pow2 = !whole ? "" : big > BigInt(4096) || big < BigInt(0) ? "2^" + big
       : (BigInt(2) ** big).toLocaleString("en-US");
-    return d[side].split("{value:,}").join(grouped).split("{value}").join(plain)
+    var message = d[side].split("{value:,}").join(grouped).split("{value}").join(plain)
       .split("{pow2:,}").join(pow2);
+    return { side: side, message: message };
   }
 
   /* Shows (or, with null, clears) a refusal: the message under the controls, and readouts
@@ -138,7 +195,9 @@
     var query = new URLSearchParams(window.location.search);
     figure.querySelectorAll(".setlab-control").forEach(function (control) {
       var box = control.querySelector("input[type=number]");
-      query.set(param(figure, control.dataset.control), box.value);
+      var key = param(figure, control.dataset.control);
+      if (given(control)) query.set(key, box.value);
+      else query.delete(key);  // left out: solved, as setlab calc solves an option not given
     });
     var url = window.location.pathname + "?" + query.toString() + "#" + figure.id;
     window.history.replaceState(window.history.state, "", url);
@@ -147,7 +206,7 @@
   }
 
   function wire(figure, currentView) {
-    var appliers = {}, resets = {};
+    var appliers = {}, resets = {}, givers = {};
     figure.querySelectorAll(".setlab-control").forEach(function (control) {
       var name = control.dataset.control, log = control.dataset.log === "1";
       var integer = control.dataset.integer === "1";
@@ -155,18 +214,30 @@
       var range = control.querySelector("input[type=range]");
       var box = control.querySelector("input[type=number]");
       var good = box.value;  // the last value the chart took
-      resets[name] = function () { box.value = good; };
+      resets[name] = function () {  // the box and the chart back to the last value it took
+        box.value = good;
+        currentView().signal(name, Number(good));
+      };
       // text: the value as typed or as the URL has it (every digit, for the message)
       function apply(value, from, text) {
         if (!isFinite(value)) return Promise.resolve();
         if (from !== range) {  // typed, or from the URL: the CLI's check first
-          var refused = refusal(control, text !== undefined ? text : box.value);
+          var typed = text !== undefined ? text : box.value;
+          var refused = refusal(control, typed);
           if (refused !== null) {
             if (from === null) box.value = text;
-            refuse(figure, refused);
+            refuse(figure, refused.message);
             figure.dataset.refusedBy = name;
-            readouts(figure, currentView());
-            return Promise.resolve();
+            var shown = currentView();
+            if (refused.side !== "refuseBeyond") {
+              readouts(figure, shown);
+              return Promise.resolve();
+            }
+            // the CLI takes it (only the page stops): the lines to copy are computed with it,
+            // for the reader to run; the page still shows no number
+            return shown.signal(name, Number(typed)).runAsync().then(function () {
+              readouts(figure, shown);
+            });
           }
         }
         var by = figure.dataset.refusedBy;
@@ -183,31 +254,61 @@
         return view.signal(name, value).runAsync().then(function () { readouts(figure, view); });
       }
       appliers[name] = apply;
+      var tick = control.querySelector(".setlab-given");
+      if (tick) {
+        // given or left out: the box and slider take input, or show the solution
+        givers[name] = function (on) {
+          tick.checked = on;
+          range.disabled = box.disabled = !on;
+          if (!on && figure.dataset.refusedBy === name) { delete figure.dataset.refusedBy; }
+          currentView().signal(name + "_given", on ? 1 : 0);
+        };
+        tick.addEventListener("change", function () {
+          givers[name](tick.checked);
+          if (tick.checked) {  // it takes the value it showed, checked as if typed
+            if (box.value.trim() === "") box.value = good;
+            return apply(Number(box.value), box);
+          }
+          refuse(figure, null);
+          remember(figure);
+          var view = currentView();
+          return view.runAsync().then(function () { readouts(figure, view); });
+        });
+      }
       var grid = control.dataset.grid ? control.dataset.grid.split(",").map(Number) : null;
       range.addEventListener("input", function () {
         var v = Number(range.value);
         v = log ? Math.pow(10, v) : v;
         if (grid) {  // a slider on a grid stops at the values the model has, and says which
-          v = grid.reduce(function (a, b) { return Math.abs(b - v) < Math.abs(a - v) ? b : a; });
+          var at = log ? Math.log10 : function (x) { return x; };  // nearest on the slider
+          v = grid.reduce(function (a, b) {
+            return Math.abs(at(b) - at(v)) < Math.abs(at(a) - at(v)) ? b : a;
+          });
           range.value = String(log ? Math.log10(v) : v);
         }
         apply(v, range);
       });
       box.addEventListener("change", function () { apply(Number(box.value), box); });
     });
-    return appliers;
+    return { appliers: appliers, givers: givers };
   }
 
-  /* The settings the URL names for this widget, applied as if typed (without rewriting it). */
-  function restore(figure, appliers) {
+  /* The settings the URL names for this widget, applied as if typed (without rewriting it).
+     When it names any optional control, the ones it names are given and the others solved. */
+  function restore(figure, wired, currentView) {
     var query = new URLSearchParams(window.location.search), pending = [];
-    Object.keys(appliers).forEach(function (name) {
-      var given = query.get(param(figure, name));
-      if (given !== null && given.trim() !== "") {
-        pending.push(appliers[name](Number(given), null, given.trim()));
+    var optional = Object.keys(wired.givers);
+    var named = optional.filter(function (name) { return query.has(param(figure, name)); });
+    if (named.length) {
+      optional.forEach(function (name) { wired.givers[name](named.indexOf(name) >= 0); });
+    }
+    Object.keys(wired.appliers).forEach(function (name) {
+      var value = query.get(param(figure, name));
+      if (value !== null && value.trim() !== "") {
+        pending.push(wired.appliers[name](Number(value), null, value.trim()));
       }
     });
-    return Promise.all(pending);
+    return Promise.all(pending).then(function () { return currentView().runAsync(); });
   }
 
   function embed(figure, spec) {
@@ -216,8 +317,9 @@
     var options = { actions: false, renderer: "svg", config: colours(figure) };
     return vegaEmbed(chart, spec, options).then(function (result) {
       figure.querySelectorAll(".setlab-control").forEach(function (control) {
-        var box = control.querySelector("input[type=number]");
-        result.view.signal(control.dataset.control, Number(box.value));
+        var box = control.querySelector("input[type=number]"), name = control.dataset.control;
+        if (box.value.trim() !== "") result.view.signal(name, Number(box.value));
+        if (control.dataset.solved) result.view.signal(name + "_given", given(control) ? 1 : 0);
       });
       return result.view.runAsync();
     });
@@ -243,7 +345,8 @@
     }
     wireCopy(figure);
     draw(function () {
-      return restore(figure, wire(figure, function () { return current; }));
+      var currentView = function () { return current; };
+      return restore(figure, wire(figure, currentView), currentView);
     }).then(function () {
       // the theme switched between light and dark: redraw in its colours, same settings
       var drawn = JSON.stringify(colours(figure));

@@ -230,6 +230,28 @@ def test_each_chapter_page_links_its_deck_under_the_download_link():
     assert appendix["body"] == body
 
 
+def _rgb(css: str) -> tuple[float, ...]:
+    """``rgb(21, 23, 26)`` as three numbers."""
+    return tuple(float(x) for x in re.findall(r"[\d.]+", css)[:3])
+
+
+def _luminance(rgb: tuple[float, ...]) -> float:
+    """WCAG 2 relative luminance of an sRGB colour."""
+
+    def lin(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """WCAG 2 contrast ratio of two colours (1 … 21)."""
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 def check_built_decks(html: Path, browser, shots: Path | None = None) -> None:
     """Open the built decks offline: each chapter's deck exists; the first moves to its next slide
     by the keyboard; every slide of every deck fits the 1280 × 720 slide; figures load; TeX is
@@ -302,6 +324,19 @@ def check_built_decks(html: Path, browser, shots: Path | None = None) -> None:
             assert all(width > 0 for _, width in images), images
             if slides.deck(slug).math:
                 page.wait_for_function("document.querySelectorAll('mjx-container').length > 0")
+        # a room in dark mode gets a dark deck whose words are as legible as on white
+        dark = browser.page(1280, 720, True)
+        dark.goto(base + f"slides/{first}.html")
+        dark.wait_for_function("window.Reveal && Reveal.isReady()")
+        colours = dark.evaluate(
+            """() => [getComputedStyle(document.body).backgroundColor,
+                      getComputedStyle(document.querySelector('.reveal h1')).color,
+                      getComputedStyle(document.querySelector('.reveal')).color]"""
+        )
+        background, *words = (_rgb(c) for c in colours)
+        assert _luminance(background) < 0.05, colours
+        assert all(_contrast(w, background) >= 7 for w in words), colours
+        dark.close()
         if shots is not None:
             shots.mkdir(parents=True, exist_ok=True)
             page.goto(base + f"slides/{first}.html")

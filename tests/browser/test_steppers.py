@@ -5,6 +5,7 @@ error. The frames themselves are checked against the models in tests/unit/test_s
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -103,3 +104,39 @@ def test_each_stepper_walks_the_models_frames_and_the_reader_finds_the_false_pos
                 back.click()  # back to the filter the queries read
                 _check(page, stepper, stepper.walk - 1)
     assert browser.errors == [] and browser.outside == []
+
+
+def test_every_stepper_fits_a_phone_without_scrolling_sideways(site, browser):
+    """At 390 px, light and dark, each row of cells and each bar lies inside its figure in every
+    frame: a bit or a slot scrolled out of sight is a mark the reader misses."""
+    with serve(site) as base:
+        for (path, build), dark in itertools.product(STEPPERS, (False, True)):
+            slug = build().slug
+            page = browser.page(390, 900, dark)  # dark mode boxes the output a little narrower
+            page.goto(f"{base}{path}")
+            page.wait_for_selector(f"#stepper-{slug}[data-ready='1']", state="attached")
+            forward = page.locator(f"#stepper-{slug} [data-go=next]")
+            over = []
+            while True:  # every frame: a marked cell is drawn bolder
+                over += _sideways(page, slug)
+                if forward.is_disabled():
+                    break
+                forward.click()
+            assert over == [], f"{slug}: {over}"
+            page.close()
+    assert browser.errors == []
+
+
+def _sideways(page, slug: str) -> list[str]:
+    """The stepper's rows of cells and bars wider than their box or than the figure."""
+    return page.evaluate(
+        """slug => {
+          const f = document.querySelector('#stepper-' + slug);
+          const edge = f.getBoundingClientRect().right;
+          const boxes = [...f.querySelectorAll('.setlab-stepper-cells, .setlab-stepper-bars')];
+          return boxes.filter(b => b.scrollWidth > b.clientWidth + 1
+                                   || b.getBoundingClientRect().right > edge + 1)
+                      .map(b => b.className + ' ' + b.scrollWidth + '/' + b.clientWidth);
+        }""",
+        slug,
+    )

@@ -45,11 +45,11 @@ def _sharded(s: dict) -> dict:
 
 
 def _density(s: dict) -> dict:
-    d = drive.calc("density", "-n", f"10^{s['logn']}", "--range", f"2^{s['logrange']}",
-                   "--sets", int(s.get("sets", 1)))  # fmt: skip
+    d = drive.calc("density", "-n", int(s["n"]), "--range", f"2^{s['logrange']}",
+                   "-p", repr(s.get("p", 0.01)), "--sets", int(s.get("sets", 1)))  # fmt: skip
     short = {"Redis SET": "set", "plain bitmap": "bitmap", "Roaring bitmap": "roaring",
              "Bloom filter": "bloom", "cuckoo filter": "cuckoo", "HyperLogLog": "hll"}  # fmt: skip
-    out = {"n": d["count"], "range": d["universe"], "density": d["density"]}
+    out = {"range_values": d["universe"], "dens": d["density"]}
     out.update({short[k]: v for k, v in d["bytes_per_id"].items()})
     out["chart_pick"] = f"pick at 2^{s['logrange']}: {d['pick']}"
     # the pick and its reason in words, and what it takes: readouts, not only a chart label
@@ -74,9 +74,10 @@ FIGURES = {
                        {"logshards": 17, "capacity": 7_630},
                        {"logshards": 5, "capacity": 123_456}], _sharded, ("capacity", 4.5)),
     "bytes-per-id": ("book/choosing.html",
-                     [{"logn": 8, "logrange": 32, "sets": 1},
-                      {"logn": 6, "logrange": 20, "sets": 300},
-                      {"logn": 7, "logrange": 64, "sets": 20}], _density, ("logrange", 27)),
+                     [{"n": 800_000_000, "logrange": 32, "p": 0.01, "sets": 1},
+                      {"n": 1_000_000, "logrange": 20, "p": 0.001, "sets": 300},
+                      {"n": 120_000_000, "logrange": 64, "p": 0.05, "sets": 20}], _density,
+                     ("logrange", 27)),
 }  # fmt: skip
 
 
@@ -109,9 +110,12 @@ def _check(page, slug: str, want: dict, where: str) -> None:
         assert text == written, f"{where}: {name}"
 
 
-def _boxes(page, slug: str, names) -> dict[str, int]:
-    return {name: int(float(page.locator(f"#widget-{slug}-{name}").input_value()))
-            for name in names}  # fmt: skip
+def _boxes(page, slug: str, names) -> dict[str, float]:
+    def value(name: str) -> float:
+        number = float(page.locator(f"#widget-{slug}-{name}").input_value())
+        return int(number) if number.is_integer() else number
+
+    return {name: value(name) for name in names}
 
 
 @pytest.mark.browser

@@ -22,8 +22,8 @@ OFF_GRID = {
                {"b": 5, "f": 9, "logslots": 17}],
     "sharded": [{"logshards": 5, "capacity": 123_456}, {"logshards": 0, "capacity": 400_000_000},
                 {"logshards": 13, "capacity": 100}],
-    "density": [{"logn": 9, "logrange": 10}, {"logn": 5, "logrange": 17},
-                {"logn": 3, "logrange": 32}],
+    "density": [{"n": 10**9, "logrange": 10}, {"n": 10**5, "logrange": 17},
+                {"n": 1000, "logrange": 32}, {"n": 800_000_000, "logrange": 64, "p": 0.0001}],
 }  # fmt: skip
 
 
@@ -66,13 +66,82 @@ def test_off_grid_cuckoo_settings_snap_to_the_nearest_simulated_cell():
         10, 12, 12, 14, 18, 18]  # fmt: skip
 
 
-def test_density_grid_has_one_pick_per_setting_and_no_ids_beyond_their_range():
-    rows = density_widget.table()
-    settings = {(r["logn"], r["lr"]) for r in rows}
-    assert all(10**n <= 2**lr for n, lr in settings)
-    for setting in settings:
-        picks = [r for r in rows if (r["logn"], r["lr"]) == setting and r["pick"]]
-        assert len(picks) == 1
+def test_density_grid_prices_each_count_where_it_fits_its_range():
+    g, cells = density_widget.grid(), len(density_widget.LOG_RANGES)
+    for i, n in enumerate(density_widget.COUNTS):
+        for j, lr in enumerate(density_widget.LOG_RANGES):
+            fits = n <= 2**lr
+            assert (g["Redis SET"][i * cells + j] is not None) == fits, (n, lr)
+    assert 120_000_000 in density_widget.COUNTS and 800_000_000 in density_widget.COUNTS
+    assert len(g["Bloom filter"]) == len(density_widget.COUNTS) * len(density_widget.RATES)
+
+
+#: Each way the advisor words its pick (setlab.tools.advise.recommend and _why), and a setting
+#: where it does: the page must word it the same.
+REASONS = {
+    "the IDs fill": {"n": 1_000_000, "logrange": 20},
+    "too sparse for a plain bitmap": {"n": 40_000, "logrange": 26},
+    "smaller even than a": {"n": 10_000_000, "logrange": 24},
+    "would save only": {"n": 3000, "logrange": 27, "p": 0.02},
+    "× smaller than the smallest exact structure": {"n": 800_000_000, "logrange": 64},
+    "one key built into Redis": {"n": 5000, "logrange": 64, "p": 0.05},
+}
+
+
+def test_the_pick_and_its_reason_are_the_advisors_words_across_the_grid():
+    """The page words the advisor's rule itself (Vega expressions with Python's number formats:
+    "1.12" for an exact tie at 1.125, "2.21" for 2.205, whose double is above it), so it is
+    checked against ``setlab calc density`` at a seeded sample of the grid and at one setting
+    per way of wording it."""
+    import random
+
+    w = density_widget.figure()
+    rng = random.Random(29)
+    sample = [
+        {
+            "n": rng.choice(density_widget.COUNTS),
+            "logrange": rng.choice(density_widget.LOG_RANGES),
+            "p": rng.choice(density_widget.RATES),
+        }
+        for _ in range(40)
+    ]
+    worded = set()
+    for setting in [*REASONS.values(), *sample]:
+        full = {**w.defaults, **setting}
+        want = density_widget._calc(full["n"], full["logrange"], full["p"])
+        got = widgets.evaluate_in_vega(w, setting)
+        if want is None:
+            assert got["pick"] == got["reason"] == "", setting
+            continue
+        assert (got["pick"], got["reason"]) == (want["pick"], want["reason"]), setting
+        assert got["pick_bytes"] == want["pick_bytes"], setting
+        worded |= {words for words in REASONS if words in got["reason"]}
+    assert worded == set(REASONS)
+
+
+def test_python_number_formats_in_vega_match_python():
+    cases = [1.125, 2.205, 0.000123, 0.0001, 5.37e5, 999.5, 1000, 12.35, 0.5, 3.0, 1e-7]
+    exprs = {f"g{i}": density_widget.py_g(repr(v)) for i, v in enumerate(cases)}
+    sizes = [0, 1023, 1024, 1152, 158208, 1536 * 1024, 3 * 2**40, 1000 * 2**30]
+    exprs |= {f"b{i}": density_widget.bytes_text(repr(v)) for i, v in enumerate(sizes)}
+    got = _evaluate_texts(exprs)
+    from setlab.core.units import format_bytes
+
+    assert [got[f"g{i}"] for i in range(len(cases))] == [f"{v:.3g}" for v in cases]
+    assert [got[f"b{i}"] for i in range(len(sizes))] == [format_bytes(v) for v in sizes]
+
+
+def _evaluate_texts(exprs: dict[str, str]) -> dict[str, str]:
+    """Vega's text for each expression (one text readout each, in a throwaway widget)."""
+    import altair as alt
+
+    chart = alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q")
+    w = widgets.Widget(
+        "formats", "formats", chart, [widgets.Control("z", "z", 1, 0, 2)],
+        [widgets.Readout(name, name, expr, lambda s: "", kind="text")
+         for name, expr in exprs.items()], "x", "x",
+    )  # fmt: skip
+    return widgets.evaluate_in_vega(w, {})
 
 
 def test_sharded_default_is_sized_for_the_mean_and_its_fullest_shard_errs_more():

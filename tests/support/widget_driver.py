@@ -53,6 +53,22 @@ def set_boxes(page, slug: str, values: Mapping[str, float]) -> None:
         _wait_after(page, slug, before)
 
 
+def set_given(page, slug: str, given: tuple[str, ...]) -> None:
+    """Tick the optional controls in ``given`` and untick the others, ticking before
+    unticking (so the page passes through settings it solves where it can), each waiting for
+    the update it causes."""
+    ticks = page.locator(f"#widget-{slug} .setlab-given")
+    names = [t.get_attribute("id").removeprefix(f"widget-{slug}-").removesuffix("-given")
+             for t in ticks.all()]  # fmt: skip
+    order = [n for n in names if n in given] + [n for n in names if n not in given]
+    for name in order:
+        tick = page.locator(f"#widget-{slug}-{name}-given")
+        if tick.is_checked() != (name in given):
+            before = _updates(page, slug)
+            tick.click()
+            _wait_after(page, slug, before)
+
+
 def move_slider(page, slug: str, name: str, position: float) -> float:
     """Put control ``name``'s slider at ``position`` (in its own units: log10 of the value for a
     log control) as a drag would, and return the value its number box then shows."""

@@ -89,6 +89,10 @@ def test_n_k_and_m_k_make_k_the_best_number_of_hashes():
         ({"n": 10, "p": 0.1, "m": 100, "k": 3}, "not all four"), ({"p": 0.1, "k": 3}, "n or m"),
         ({"n": 0, "p": 0.1}, "n must be"), ({"n": 10, "p": 1.5}, "p must be"),
         ({"m": 10, "k": 99}, "k must be"), ({"m": 1, "p": 1e-6}, "cannot hold"),
+        # so few bits that every one is set: the rate rounds to 1 (it used to fail later, in
+        # the report, with "p must be a probability … got 1.0")
+        ({"n": 1000, "p": 0.995}, "every query answers maybe"),
+        ({"n": 10**10, "m": 64}, r"m = 64 bits for n = 10,000,000,000 items"),
     ],
 )  # fmt: skip
 def test_under_or_over_determined_bloom_is_a_clear_error(given, message):

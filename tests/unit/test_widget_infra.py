@@ -12,7 +12,7 @@ import pytest
 
 from setlab.core.interpolation import interpolate
 from setlab.models import bitmap
-from setlab.render import widgets
+from setlab.render import widget_controls, widgets
 from setlab.render.widgets import Control, Readout, Widget
 
 
@@ -158,3 +158,92 @@ def test_a_command_is_filled_with_control_values_and_whole_readouts_and_checked(
         with pytest.raises(ValueError, match="not a control or an int readout"):
             Widget(demo.slug, demo.title, demo.chart, demo.controls, demo.readouts,
                    demo.caption, demo.source, commands=bad)  # fmt: skip
+
+
+def _solver() -> Widget:
+    """Two quantities of which the reader gives either (a and b = 2a): the other is solved."""
+    chart = alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q")
+    return Widget(
+        "solver", "Solver", chart,
+        [Control("a", "a", 3, 1, 100, integer=True, optional=True, solved="sol_a"),
+         Control("b", "b", 6, 1, 200, integer=True, optional=True, given=False, solved="sol_b")],
+        [Readout("sol_a", "a", "a_given ? a : b / 2", lambda s: s["a"] if s["a_given"]
+                 else s["b"] / 2, kind="int"),
+         Readout("sol_b", "b", "a_given ? 2 * a : b", lambda s: 2 * s["a"] if s["a_given"]
+                 else s["b"], kind="int")],
+        "Solve.", "formula", [{"a_given": 0, "b_given": 1, "b": 50}],
+        commands=[widgets.Command("cli", "solve [-a {a}] [-b {b}] --show")],
+        refusal="a_given && b_given ? 'give a or b, not both' : ''",
+    )  # fmt: skip
+
+
+def test_an_optional_control_is_solved_when_left_out_and_says_so_everywhere():
+    w = _solver()
+    assert w.defaults == {"a": 3, "b": 6, "a_given": 1.0, "b_given": 0.0}
+    got = widgets.evaluate_in_vega(w, {"a_given": 0, "b_given": 1, "b": 50})
+    assert (got["sol_a"], got["sol_b"], got["refusal"]) == (25, 50, "")
+    both = widgets.evaluate_in_vega(w, {"a_given": 1, "b_given": 1})
+    assert both["refusal"] == "give a or b, not both"
+    page = w.html()
+    # b starts solved: its checkbox unticked, its box and slider disabled, holding the solution
+    b = re.search(r'<div class="setlab-control" data-control="b".*?</div>', page).group(0)
+    assert 'data-solved="sol_b"' in b and 'class="setlab-given"' in b and " checked" not in b
+    assert re.search(r'type="number"[^>]*value="6"[^>]*disabled', b)
+    a = re.search(r'<div class="setlab-control" data-control="a".*?</div>', page).group(0)
+    assert " checked" in a and "disabled" not in a
+    assert "data-refusal" in page
+    # the line to copy keeps only the given options; the fallback marks what it solved
+    rows = w.rows()
+    assert [w.command_text(w.commands[0], r) for r in rows] == [
+        "solve -a 3 --show",
+        "solve -b 50 --show",
+    ]
+    assert "25 (solved)" in w.fallback_html() and "6 (solved)" in w.text()
+    # JupyterLab: a checkbox per optional control
+    bound = {p["name"]: p for p in w.spec(bind=True)["params"]}
+    assert bound["a_given"]["bind"]["input"] == "checkbox" and bound["a_given"]["value"] is True
+    with pytest.raises(ValueError, match="solves it"):
+        Control("c", "c", 1, 1, 2, optional=True)
+    with pytest.raises(ValueError, match="not a readout"):
+        Widget("x", "x", w.chart, [Control("c", "c", 1, 1, 2, optional=True, solved="nope")],
+               w.readouts, "x", "x")  # fmt: skip
+
+
+def _parse_count(v: float) -> None:
+    """A stand-in for the CLI's count parser: refuses 0 and negatives with different words."""
+    if v < 0:
+        raise ValueError(f"n: '{v}' is not a number")
+    if v < 1 or v > 10**12:
+        raise ValueError(f"n must be at least 1 and at most 1,000,000,000,000; got {v:,}")
+
+
+def test_refusals_give_the_clis_words_and_say_where_only_the_page_stops():
+    # the page stops at 10^6, the CLI at 10^12: past the page, a message saying so; past the
+    # CLI, its own words (a template); 0 and negatives each with theirs
+    c = Control(
+        "n", "items n", 10, 1, 10**6, log=True, integer=True, check=_parse_count, cli=(1, 10**12)
+    )
+    found = c.refusals()
+    assert found["above"] == "n must be at least 1 and at most 1,000,000,000,000; got {value:,}"
+    assert found["below"] == "n must be at least 1 and at most 1,000,000,000,000; got 0"
+    assert found["negative"] == "n: '{value}' is not a number"
+    assert "outside what this calculator computes (1 to 1,000,000)" in found["beyond"]
+    assert "run the line below in a terminal for setlab calc's answer" in found["beyond"]
+    html = widget_controls.control_html("w", c, {"n": 10})
+    assert 'data-cli-low="1" data-cli-high="1000000000000"' in html
+    assert "data-refuse-beyond=" in html
+    # no check: the page keeps values in its span, and claims nothing of the CLI
+    assert Control("s", "s", 1, 1, 10).refusals() == {}
+    # a check that takes everything below the span (the CLI starts lower) refuses nothing
+    # there itself: the page's message does
+    lower = Control("o", "offset", 5, 1, 9, integer=True, check=lambda v: None)
+    assert set(lower.refusals()) == {"beyond"}
+
+
+def test_a_widget_whose_page_says_run_the_line_below_has_one():
+    w = _demo()
+    wide = Control("n", "items", 10, 1, 100, integer=True, check=lambda v: None, cli=(1, 10**6))
+    with pytest.raises(ValueError, match="point at a setlab calc line"):
+        Widget("x", "x", w.chart, [wide], w.readouts[:1], "x", "x")
+    line = widgets.Command("cli", "setlab calc x -n {n}")
+    assert Widget("x", "x", w.chart, [wide], w.readouts[:1], "x", "x", commands=[line])

@@ -56,6 +56,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from setlab.core.units import format_bytes
+from setlab.render.widget_controls import (
+    PLACE,
+    Command,
+    Control,
+    check_name,
+    control_html,
+    control_text,
+    plain_value,
+)
 
 #: Where the built book says it renders widgets as static HTML (set by book/_ext/setlab_vega.py).
 STATIC_ENV = "SETLAB_WIDGETS"
@@ -63,75 +72,8 @@ STATIC_ENV = "SETLAB_WIDGETS"
 VEGALITE_MIME = "application/vnd.vegalite.v5+json"
 #: How a readout's number is written: see :func:`format_value` (and setlab-widgets.js).
 KINDS = ("int", "bytes", "number", "percent", "rate", "text")
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 Settings = Mapping[str, float]
-
-
-@dataclass(frozen=True)
-class Control:
-    """One input: a Vega-Lite parameter ``name`` in [``low``, ``high``], starting at ``value``.
-
-    ``log`` makes the slider move in powers of ten (the number box takes any value in range);
-    ``integer`` rounds what the reader types. ``unit`` is shown after the number box.
-
-    ``check`` is the validator ``setlab calc`` applies to the same input (a model's function
-    that raises ``ValueError`` with the message the CLI prints). With it, a typed value the
-    CLI refuses (below ``low``, above ``high``, or off ``grid``, the only values a model has) is
-    refused in the page with that message, not snapped to the nearest value it can show.
-    """
-
-    name: str
-    label: str
-    value: float
-    low: float
-    high: float
-    step: float | None = None
-    log: bool = False
-    integer: bool = False
-    unit: str = ""
-    check: Callable[[float], object] | None = None
-    grid: tuple[float, ...] | None = None
-
-    def __post_init__(self) -> None:
-        _check_name(self.name)
-        if not self.low <= self.value <= self.high:
-            raise ValueError(
-                f"value of control {self.name!r} must be in [{self.low}, {self.high}], "
-                f"got {self.value!r}"
-            )
-        if self.log and self.low <= 0:
-            raise ValueError(f"a log control needs low > 0, got {self.low!r} for {self.name!r}")
-
-    def refusals(self) -> dict[str, str]:
-        """The CLI's messages for a value below ``low``, above ``high`` and off ``grid``, as
-        templates with ``{value}`` (or ``{value:,}``, thousands separators) where the value goes:
-        :attr:`check` is asked about two such values, and the messages differ only there. A
-        side the check accepts (the CLI takes what this control does not show) has none."""
-        if self.check is None:
-            return {}
-        step = 1 if self.integer else max(abs(self.high - self.low) / 1e3, 1e-9)
-        probes = {
-            "below": (self.low - step, self.low - 2 * step),
-            "above": (self.high + 7 * step, self.high + 31 * step),
-        }
-        if self.grid is not None:
-            off = [v for v in range(int(self.low), int(self.high) + 1) if v not in self.grid]
-            if len(off) >= 2:
-                probes["grid"] = (off[0], off[-1])
-        found = {}
-        for side, values in probes.items():
-            messages = [_refusal(self.check, v if not self.integer else int(v)) for v in values]
-            if None not in messages:
-                found[side] = _template(*messages, *values)  # type: ignore[arg-type]
-        return found
-
-    def slider(self) -> tuple[float, float, float, float]:
-        """(min, max, step, value) of the slider, in log10 units when :attr:`log`."""
-        if self.log:
-            return (math.log10(self.low), math.log10(self.high), 0.01, math.log10(self.value))
-        step = self.step if self.step is not None else (1 if self.integer else "any")
-        return (self.low, self.high, step, self.value)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -148,22 +90,9 @@ class Readout:
     unit: str = ""
 
     def __post_init__(self) -> None:
-        _check_name(self.name)
+        check_name(self.name)
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
-
-
-@dataclass(frozen=True)
-class Command:
-    """A line the reader copies to get the same numbers elsewhere (``setlab calc …``, the Redis
-    command): ``template`` with ``{name}`` where a control's value (as its box holds it) or an
-    ``int`` readout's value (every digit) goes. The page rewrites it with every change."""
-
-    label: str
-    template: str
-
-    def names(self) -> list[str]:
-        return re.findall(r"\{([a-z][a-z0-9_]*)\}", self.template)
 
 
 def format_value(value: float | str, kind: str, unit: str = "") -> str:
@@ -276,11 +205,6 @@ def _num(x: float) -> str:
     return repr(float(x)) if not float(x).is_integer() or abs(x) >= 2**53 else str(int(x))
 
 
-def _check_name(name: str) -> None:
-    if not _NAME.match(name):
-        raise ValueError(f"a widget parameter name must match {_NAME.pattern}, got {name!r}")
-
-
 @dataclass
 class Widget:
     """An interactive figure: ``chart`` (Altair, referring to the controls and readouts by name)
@@ -300,14 +224,19 @@ class Widget:
     derived: Mapping[str, str] = field(default_factory=dict)
     #: Lines to copy (setlab calc, BF.RESERVE …) that give the readouts at the current setting.
     commands: Sequence[Command] = ()
+    #: A Vega expression that is "" where the setting is fine and otherwise the message
+    #: ``setlab calc`` refuses it with (a combination of given controls it cannot solve): the
+    #: page then shows the message and no number.
+    refusal: str | None = None
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9-]+$", self.slug):
             raise ValueError(f"slug must be lowercase letters, digits and '-', got {self.slug!r}")
         names = [c.name for c in self.controls] + [r.name for r in self.readouts]
-        names += list(self.derived)
+        names += list(self.derived) + [c.flag for c in self.controls if c.optional]
+        names += ["refusal"] if self.refusal is not None else []
         for name in self.derived:
-            _check_name(name)
+            check_name(name)
         if len(set(names)) != len(names):
             raise ValueError(f"widget {self.slug!r}: parameter names repeat: {names}")
         usable = {c.name for c in self.controls} | {
@@ -318,11 +247,23 @@ class Widget:
             if unknown:
                 raise ValueError(f"widget {self.slug!r}: command {command.label!r} names "
                                  f"{sorted(unknown)}, not a control or an int readout")  # fmt: skip
+        # a page message says "run the line below": there must be one
+        pointing = [c.name for c in self.controls
+                    if {c.beyond(), c.off_grid()} & set(c.refusals().values())]  # fmt: skip
+        if pointing and not any(c.template.startswith("setlab calc") for c in self.commands):
+            raise ValueError(f"widget {self.slug!r}: {pointing} point at a setlab calc line "
+                             "to run, and it has none (commands=…)")  # fmt: skip
+        readouts = {r.name for r in self.readouts}
+        for c in self.controls:
+            if c.optional and c.solved not in readouts:
+                raise ValueError(f"widget {self.slug!r}: control {c.name!r} is solved by "
+                                 f"{c.solved!r}, not a readout")  # fmt: skip
 
     @property
     def defaults(self) -> dict[str, float]:
-        """The controls' starting values."""
-        return {c.name: c.value for c in self.controls}
+        """The controls' starting values, and whether each optional control starts given."""
+        flags = {c.flag: float(c.given) for c in self.controls if c.optional}
+        return {**{c.name: c.value for c in self.controls}, **flags}
 
     def rows(self) -> list[dict[str, float]]:
         """The fallback's settings with every readout computed by its model, defaults first."""
@@ -348,6 +289,12 @@ class Widget:
                 if not c.log:
                     param["bind"].update(min=lo, max=hi, step=c.slider()[2])
             params.append(param)
+            if c.optional:
+                flag: dict[str, Any] = {"name": c.flag, "value": bool(c.given) if bind else
+                                        int(c.given)}  # fmt: skip
+                if bind:
+                    flag["bind"] = {"input": "checkbox", "name": f"given: {c.label}"}
+                params.append(flag)
         params += self.expr_params()
         spec["params"] = params
         spec.setdefault("background", None)
@@ -356,17 +303,25 @@ class Widget:
     def expr_params(self) -> list[dict[str, str]]:
         """The derived params, then the readouts, as Vega-Lite ``{name, expr}`` params."""
         derived = [{"name": name, "expr": expr} for name, expr in self.derived.items()]
-        return derived + [{"name": r.name, "expr": r.expr} for r in self.readouts]
+        refusal = [] if self.refusal is None else [{"name": "refusal", "expr": self.refusal}]
+        return derived + [{"name": r.name, "expr": r.expr} for r in self.readouts] + refusal
 
     def _names(self) -> set[str]:
-        return {c.name for c in self.controls} | {r.name for r in self.readouts} | set(self.derived)
+        flags = {c.flag for c in self.controls if c.optional}
+        return ({c.name for c in self.controls} | {r.name for r in self.readouts}
+                | set(self.derived) | flags | {"refusal"})  # fmt: skip
 
     def html(self) -> str:
         """The widget as HTML for the static book: controls, readouts (initial values from the
         models), the chart's place, the spec as JSON, and the text fallback."""
         wid = f"widget-{self.slug}"
         defaults = self.rows()[0]
-        controls = "\n".join(_control_html(wid, c) for c in self.controls)
+        controls = "\n".join(control_html(wid, c, defaults) for c in self.controls)
+        if any(c.optional for c in self.controls):
+            controls = (
+                '<p class="setlab-widget-hint">Tick what you know; what is not ticked is '
+                "solved from it.</p>\n" + controls
+            )
         readouts = "\n".join(
             f'<div class="setlab-readout"><dt>{html.escape(r.label)}</dt><dd>'
             f'<output id="{wid}-{r.name}" data-readout="{r.name}" data-kind="{r.kind}" '
@@ -377,7 +332,8 @@ class Widget:
         )
         spec = json.dumps(self.spec(), separators=(",", ":")).replace("</", "<\\/")
         return (
-            f'<figure class="setlab-widget" id="{wid}" data-widget="{self.slug}">\n'
+            f'<figure class="setlab-widget" id="{wid}" data-widget="{self.slug}"'
+            f"{' data-refusal' if self.refusal is not None else ''}>\n"
             f'<div class="setlab-widget-title">{html.escape(self.title)}</div>\n'
             f'<div class="setlab-widget-controls">\n{controls}\n</div>\n'
             '<p class="setlab-widget-refusal" role="alert" hidden></p>\n'
@@ -394,16 +350,28 @@ class Widget:
         )
 
     def command_text(self, command: Command, row: Mapping[str, float]) -> str:
-        """``command`` filled in at ``row`` (a setting with its readouts, see :meth:`rows`)."""
+        """``command`` filled in at ``row`` (a setting with its readouts, see :meth:`rows`): a
+        part in ``[…]`` is kept only when every optional control it names is given (``[-m {m}]``
+        is dropped while m is solved), and an optional control left out reads its solution."""
         controls = {c.name: c for c in self.controls}
+
+        def given(name: str) -> bool:
+            c = controls.get(name)
+            return c is None or not c.optional or bool(row[c.flag])
+
+        def part(m: re.Match) -> str:
+            return m.group(1) + " " if all(given(n) for n in PLACE.findall(m.group(1))) else ""
 
         def value(m: re.Match) -> str:
             name = m.group(1)
             if name in controls:
-                return _plain(row[name], controls[name].integer)
+                c = controls[name]
+                shown = row[name] if given(name) else row[c.solved]  # type: ignore[index]
+                return plain_value(shown, c.integer)
             return str(round(row[name]))
 
-        return re.sub(r"\{([a-z][a-z0-9_]*)\}", value, command.template)
+        kept = re.sub(r"\[([^\]]*)\] ?", part, command.template).strip()
+        return PLACE.sub(value, kept)
 
     def commands_html(self, row: Mapping[str, float]) -> str:
         """The commands at ``row``, each with a button that copies it (shown where scripts run)."""
@@ -428,7 +396,7 @@ class Widget:
         )
         body = []
         for label, cells in [
-            *((c.label, [_control_text(c, row[c.name]) for row in rows]) for c in self.controls),
+            *((c.label, [self._control_cell(c, row) for row in rows]) for c in self.controls),
             *((r.label, [format_value(row[r.name], r.kind, r.unit) for row in rows])
               for r in self.readouts),
         ]:  # fmt: skip
@@ -441,11 +409,18 @@ class Widget:
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></details>"
         )
 
+    def _control_cell(self, c: Control, row: Mapping[str, float]) -> str:
+        """A control's value in the fallback: as set, or its solution when it is left out."""
+        if not c.optional or row[c.flag]:
+            return control_text(c, row[c.name])
+        readout = next(r for r in self.readouts if r.name == c.solved)
+        return f"{format_value(row[c.solved], readout.kind, readout.unit)} (solved)"  # type: ignore[index]
+
     def text(self) -> str:
         """Plain text of the fallback table (what ``text/plain`` shows)."""
         lines = [self.title]
         for row in self.rows():
-            parts = [f"{c.name}={_control_text(c, row[c.name])}" for c in self.controls]
+            parts = [f"{c.name}={self._control_cell(c, row)}" for c in self.controls]
             parts += [f"{r.label}: {format_value(row[r.name], r.kind, r.unit)}"
                       for r in self.readouts]  # fmt: skip
             lines.append("  " + "; ".join(parts))
@@ -471,89 +446,23 @@ def _data(value: float | str) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
-def _refusal(check: Callable[[float], object], value: float) -> str | None:
-    """What ``check`` says of ``value``, or None if it accepts it."""
-    try:
-        check(value)
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-def _template(one: str, other: str, a: float, b: float) -> str:
-    """The message with its value replaced by a placeholder: ``one`` and ``other`` are the
-    check's messages for ``a`` and ``b``, equal outside the printed value."""
-    start = next((i for i, (x, y) in enumerate(zip(one, other, strict=False)) if x != y), None)
-    if start is None:
-        return one  # the message does not print the value
-    end = 0
-    while end < min(len(one), len(other)) - start and one[-1 - end] == other[-1 - end]:
-        end += 1
-    # widen to the whole printed number: digits, separators, a sign, a point
-    number = "0123456789,.-"
-    while start > 0 and one[start - 1] in number:
-        start -= 1
-    while end > 0 and one[len(one) - end] in number:
-        end -= 1
-    printed = one[start : len(one) - end]
-    # repr first: a small number reads the same in both; "{pow2:,}" is 2^value (a control in
-    # log2 units, such as a range typed as its exponent, whose CLI prints the range itself)
-    for fmt in ("{value}", "{value:,}", "{pow2:,}"):
-        if printed == _format(fmt, a) and other[start : len(other) - end] == _format(fmt, b):
-            return one[:start] + fmt + one[len(one) - end :]
-    raise ValueError(f"cannot find {a!r} in the check's message {one!r}")
-
-
-def _format(fmt: str, value: float) -> str:
-    if fmt == "{pow2:,}":
-        return f"{2 ** int(value):,}" if float(value).is_integer() else ""
-    return fmt.format(value=value)
-
-
-def _control_text(c: Control, value: float) -> str:
-    text = f"{round(value):,}" if c.integer else f"{value:g}"
-    return f"{text} {c.unit}".strip()
-
-
-def _control_html(wid: str, c: Control) -> str:
-    lo, hi, step, value = c.slider()
-    ident = f"{wid}-{c.name}"
-    number_step = "1" if c.integer else (str(c.step) if c.step is not None else "any")
-    refuse = "".join(
-        f' data-refuse-{side}="{html.escape(text)}"' for side, text in c.refusals().items()
-    )
-    if c.grid is not None:
-        refuse += f' data-grid="{",".join(_plain(v, c.integer) for v in c.grid)}"'
-    return (
-        f'<div class="setlab-control" data-control="{c.name}" data-log="{int(c.log)}" '
-        f'data-integer="{int(c.integer)}" data-low="{c.low!r}" data-high="{c.high!r}"{refuse}>'
-        f'<label for="{ident}">{html.escape(c.label)}</label>'
-        f'<input type="range" aria-label="{html.escape(c.label)} (slider)" min="{lo!r}" '
-        f'max="{hi!r}" step="{step}" value="{value!r}">'
-        f'<input type="number" id="{ident}" min="{c.low!r}" max="{c.high!r}" '
-        f'step="{number_step}" value="{_plain(c.value, c.integer)}">'
-        f'<span class="setlab-unit">{html.escape(c.unit)}</span></div>'
-    )
-
-
-def _plain(value: float, integer: bool) -> str:
-    return str(round(value)) if integer else repr(float(value))
-
-
 def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     """Every readout of ``widget`` at ``settings``, computed by Vega itself (vl-convert's
     embedded Vega, the same engine the page runs), for tests that compare them with the
-    readouts' models. Unknown controls are an error; missing ones take their defaults."""
+    readouts' models, and ``"refusal"`` (the widget's message, "" when it takes the setting)
+    when it has one. Unknown controls are an error; missing ones take their defaults (an
+    optional control's ``<name>_given`` flag too)."""
     import vl_convert
 
     unknown = set(settings) - set(widget.defaults)
     if unknown:
         raise ValueError(f"settings name no control of {widget.slug!r}: {sorted(unknown)}")
     values = {**widget.defaults, **settings}
-    params: list[dict[str, Any]] = [{"name": c.name, "value": values[c.name]}
-                                    for c in widget.controls]  # fmt: skip
+    params: list[dict[str, Any]] = [{"name": name, "value": value}
+                                    for name, value in values.items()]  # fmt: skip
     params += widget.expr_params()
-    joined = " + '\\u2016' + ".join(f"('' + {r.name})" for r in widget.readouts)
+    outs = [r.name for r in widget.readouts] + (["refusal"] if widget.refusal is not None else [])
+    joined = " + '\\u2016' + ".join(f"('' + {name})" for name in outs)
     spec = {
         "params": params,
         "data": {"values": [{}]},
@@ -578,5 +487,8 @@ def evaluate_in_vega(widget: Widget, settings: Settings) -> dict[str, float]:
     if len(texts) != 1:
         raise RuntimeError(f"expected one text mark from Vega, got {texts!r}")
     parts = texts[0].split("\u2016")  # "‖": no readout writes it
-    return {r.name: v if r.kind == "text" else float(v)
-            for r, v in zip(widget.readouts, parts, strict=True)}  # fmt: skip
+    found: dict[str, Any] = {r.name: v if r.kind == "text" else float(v)
+                             for r, v in zip(widget.readouts, parts, strict=False)}  # fmt: skip
+    if widget.refusal is not None:
+        found["refusal"] = parts[-1]
+    return found

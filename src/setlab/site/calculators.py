@@ -43,7 +43,7 @@ CALCULATORS = (
     ),
     PageCalculator(
         "bloom", "bloom-basics", "a Bloom filter, and what RedisBloom allocates for it",
-        "bits, hashes and bytes for n items at a false-positive rate, and past capacity",
+        "any two or three of n, p, m and k solved, RedisBloom's bytes, and past capacity",
         "setlab calc bloom -n 1e6 -p 1% --redisbloom",
     ),
     PageCalculator(
@@ -57,9 +57,9 @@ CALCULATORS = (
         "setlab calc cuckoo-load -b 4 -f 12 --slots 2^14",
     ),
     PageCalculator(
-        "bytes-per-id", "choosing", "bytes per ID for your count and range",
-        "every structure's bytes per ID for a count of IDs spread over a range, and the pick",
-        "setlab calc density -n 1M --range 2^32",
+        "bytes-per-id", "choosing", "bytes per ID for your count, range and rate",
+        "every structure's bytes per ID for a count of IDs spread over a range, the pick and why",
+        "setlab calc density -n 8e8 --range 2^32 -p 1%",
     ),
 )  # fmt: skip
 

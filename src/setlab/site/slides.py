@@ -329,6 +329,17 @@ _PAGE = """<!doctype html>
 .verdict-wrong {{ color: #b3261e; font-weight: 600; }}
 .verdict-other {{ color: #8a5a00; font-weight: 600; }}
 .verdict-none {{ color: #57606a; font-style: italic; }}
+/* a reader (or a room) in dark mode: reveal's white theme, darkened; figures stay on white */
+@media (prefers-color-scheme: dark) {{
+  :root {{ --r-background-color: #15171a; --r-main-color: #e6e6e6; --r-heading-color: #f2f2f2;
+    --r-link-color: #6cb6ff; --r-link-color-hover: #9ccdff;
+    --r-selection-background-color: #2f5f9e; }}
+  .reveal figcaption {{ color: #c2c7cc; }}
+  .verdict-right {{ color: #57d177; }}
+  .verdict-wrong {{ color: #ff8a80; }}
+  .verdict-other {{ color: #e9b949; }}
+  .verdict-none {{ color: #a0a8b0; }}
+}}
 </style>
 {mathjax}</head>
 <body><div class="reveal"><div class="slides">

@@ -155,10 +155,13 @@ def widget_parts(per_set: str, model: Callable[[Mapping[str, float]], float]) ->
     ``model`` computes the same in Python), and the 16 GiB Redis servers the total needs
     (:data:`DEFAULT_SERVER_BYTES`, one when it fits) — what ``setlab calc … --sets N`` prints
     as ``total`` and ``masters``."""
+    from setlab.core.quantities import parse_count
     from setlab.render.widgets import Control, Readout
 
+    # --sets as the CLI parses it: 0 refused with its words, past the page's span the page's
     sets = Control("sets", "sets (keys) of this size", 1, 1, MAX_WIDGET_SETS, log=True,
-                   integer=True)  # fmt: skip
+                   integer=True, check=lambda v: parse_count(str(v), "sets"),
+                   cli=(1, 2**62))  # fmt: skip
 
     def at(s: Mapping[str, float], field: str) -> float:  # no "sets": its default
         one = model(s)

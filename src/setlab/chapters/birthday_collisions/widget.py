@@ -17,7 +17,7 @@ from __future__ import annotations
 from setlab.chapters.birthday_collisions import seed_000_cells
 from setlab.models.birthday import format_probability
 from setlab.render.vega_lite import alt
-from setlab.render.widgets import Control, Readout, Settings, Widget
+from setlab.render.widgets import Command, Control, Readout, Settings, Widget
 from setlab.tools.calc.birthday import birthday_report
 
 #: Seed 000's §3.4 setting: 1,000 likers per item in 2^32 offsets.
@@ -91,6 +91,18 @@ def _chart() -> alt.LayerChart:
     )
 
 
+def _check(name: str):
+    """``setlab calc birthday``'s checks of ``-n`` or ``--bits``: parsed as a count, then the
+    report's own limits (n up to 2^62, 1 to 64 bits), with their words."""
+    from setlab.core.quantities import parse_count
+
+    def check(v: float) -> None:
+        value = parse_count(str(v), name)
+        birthday_report(value, DEFAULTS["bits"]) if name == "n" else birthday_report(2, value)
+
+    return check
+
+
 def explorer() -> Widget:
     """The birthday explorer of chapter birthday-collisions (see the module docstring)."""
     readouts = [
@@ -103,8 +115,10 @@ def explorer() -> Widget:
     return Widget(
         "birthday", "Birthday explorer: IDs hashed into a bitmap of M offsets", _chart(),
         controls=[
-            Control("n", "IDs n", DEFAULTS["n"], 2, MAX_N, log=True, integer=True),
-            Control("bits", "offset space M = 2^bits", DEFAULTS["bits"], 16, 64, integer=True),
+            Control("n", "IDs n", DEFAULTS["n"], 2, MAX_N, log=True, integer=True,
+                    check=_check("n"), cli=(1, 2**62)),
+            Control("bits", "offset space M = 2^bits", DEFAULTS["bits"], 16, 64, integer=True,
+                    check=_check("bits"), cli=(1, 64)),
         ],
         readouts=readouts,
         caption="Set how many IDs you hash and the bitmap's size. The curve is the exact chance "
@@ -117,4 +131,5 @@ def explorer() -> Widget:
         "the same as setlab calc birthday",
         settings=SETTINGS,
         derived={"offsets": "pow(2, bits)"},
+        commands=[Command("the same in a terminal:", "setlab calc birthday -n {n} --bits {bits}")],
     )  # fmt: skip

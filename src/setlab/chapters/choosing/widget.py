@@ -1,49 +1,223 @@
-"""Chapter choosing, interactive: bytes per ID of every structure for the reader's number of IDs
-and the range they are spread over, with the advisor's pick.
+"""Chapter choosing, interactive: bytes per ID of every structure for the reader's number of IDs,
+the range they are spread over and the filters' false-positive rate, with the advisor's pick and
+why.
 
-Each point is the advisor's pricing (:func:`setlab.tools.widget_calcs.price_density`: a Redis SET,
-a plain bitmap, Roaring, Bloom and cuckoo filters at 1%, a HyperLogLog, for IDs drawn uniformly
-from the range) — too much model for the browser, so the grid of counts × ranges is computed in
-Python at build time and the browser only looks it up. ``setlab calc density`` prints the same.
+Each structure's memory is the advisor's pricing (:mod:`setlab.tools.advise` over
+:func:`setlab.tools.analysis.synthetic`: a Redis SET, a plain bitmap, Roaring, Bloom and cuckoo
+filters, a HyperLogLog, for IDs drawn uniformly from the range) — too much model for the browser
+(Roaring's containers come from a seeded draw of the IDs), so it is computed in Python at build
+time on a grid and the browser only looks it up: the exact structures for every count × range, the
+filters for every count × rate (they do not depend on the range). The pick and its reason are the
+advisor's rule (:func:`setlab.tools.advise.recommend`) written as Vega expressions over those
+prices, with Python's number formats; ``tests/chapters/test_widgets_filters_density.py`` compares
+both with ``setlab calc density`` cell by cell. A count or rate off the grid is refused with a
+message that gives the line to run instead: the CLI prices any.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from functools import cache
 from typing import Any
 
+from setlab.models.bloom import format_rate
 from setlab.render.plots import STRUCTURE_COLOURS
 from setlab.render.vega_lite import alt
-from setlab.render.widgets import Control, Readout, Settings, Widget, text_lookup
-from setlab.tools import scale, widget_calcs
+from setlab.render.widgets import Command, Control, Readout, Settings, Widget, text_lookup
+from setlab.tools import advise, scale, widget_calcs
 from setlab.tools.widget_calcs import STRUCTURES
 
-#: The sliders: IDs 10^3 … 10^9, ranges 2^10 … 2^32 values, and 2^64: uniform 64-bit hashes
-#: (what `setlab calc density --range` takes; 2^33 … 2^63 it refuses, and so does the page).
-LOG_COUNTS, LOG_RANGES = tuple(range(3, 10)), (*range(10, 33), 64)
+#: The counts the page prices: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 and 8 × 10^3 … 10^8, and 10^9 (the
+#: seeds' 1.2 × 10^8 and 8 × 10^8 among them).
+MANTISSAS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
+COUNTS = tuple(sorted({round(m * 10**e) for e in range(3, 9) for m in MANTISSAS} | {10**9}))
+COUNTS_TEXT = "1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^3 … 10^8, or 10^9"
+#: The filters' rates the page prices (the advisor's default, 1%, among them).
+RATES = (0.0001, 0.001, 0.01, 0.02, 0.05)
+#: Ranges 2^10 … 2^32 values, and 2^64: uniform 64-bit hashes (what `setlab calc density --range`
+#: takes; 2^33 … 2^63 it refuses, and so does the page).
+LOG_RANGES = (*range(10, 33), 64)
 #: Where 2^64 is drawn on the range axis: one step past 2^32, labelled "2^64 (hashed)".
 HASHED_AT = 34
-#: The default: a million IDs spread over 32-bit integers.
-DEFAULTS = {"logn": 6, "logrange": 32}
-#: The text fallback's other settings: dense auto-increment IDs, a crowded 2^24, 10^8 over 2^32.
-SETTINGS = ({"logn": 6, "logrange": 20}, {"logn": 7, "logrange": 24}, {"logn": 8, "logrange": 32},
-            {"logn": 4, "logrange": 16}, {"logn": 8, "logrange": 64})  # fmt: skip
-#: The lookup arrays' index of a setting of the sliders (2^64 is the last range).
-_INDEX = (f"(logn - {LOG_COUNTS[0]}) * {len(LOG_RANGES)} + "
-          f"(logrange == 64 ? {len(LOG_RANGES) - 1} : logrange - {LOG_RANGES[0]})")  # fmt: skip
+#: The default: a million IDs spread over 32-bit integers, filters at 1%.
+DEFAULTS = {"n": 1_000_000, "logrange": 32, "p": 0.01}
+#: The text fallback's other settings: dense IDs, a crowded 2^24, the seeds' 8 × 10^8 over 2^32,
+#: and hashed 64-bit IDs at 0.1%.
+SETTINGS = ({"n": 1_000_000, "logrange": 20}, {"n": 10_000_000, "logrange": 24},
+            {"n": 800_000_000, "logrange": 32}, {"n": 10_000, "logrange": 16},
+            {"n": 120_000_000, "logrange": 64, "p": 0.001})  # fmt: skip
 #: A readout name per structure.
 SHORT = dict(zip(STRUCTURES, ("set", "bitmap", "roaring", "bloom", "cuckoo", "hll"), strict=True))
+EXACT, FILTERS = STRUCTURES[:3], STRUCTURES[3:5]
 X_TITLE = "ID range (values the IDs are spread over)"
+#: the lookup index of the count, the range and the rate (they are on the grid once accepted)
+_NI = "indexof(counts, n)"
+_RI = f"(logrange == 64 ? {len(LOG_RANGES) - 1} : logrange - {LOG_RANGES[0]})"
+_PI = "indexof(rates, p)"
 
 
 @cache
-def table() -> tuple[dict[str, Any], ...]:
-    """The grid: one row per (IDs, range, structure) with bytes per ID and the pick."""
-    rows = widget_calcs.density_table(tuple(10**e for e in LOG_COUNTS),
-                                      tuple(2**e for e in LOG_RANGES))  # fmt: skip
-    return tuple({**r, "logn": round(math.log10(r["count"])), "lr": r["universe"].bit_length() - 1,
-                  "x": _axis(r["universe"].bit_length() - 1)} for r in rows)  # fmt: skip
+def grid() -> dict[str, list]:
+    """The advisor's prices on the grid, in lookup order: per count × range (``count`` major)
+    each exact structure's bytes (None where it cannot hold the IDs, or the IDs outnumber the
+    range); per count × rate each filter's bytes and the rate it achieves as the advisor writes
+    it; per count the HyperLogLog's bytes.
+
+    Two of the advisor's reasons never arise for uniform IDs (runs of consecutive IDs that
+    ``run_optimize()`` collapses; a Redis SET as the smallest exact structure), and the page does
+    not word them: a grid where one would arise is refused here."""
+    from setlab.tools.analysis import synthetic
+
+    out: dict[str, list] = {name: [] for name in (*EXACT, *FILTERS, "HyperLogLog")}
+    out.update({f"{f} error": [] for f in FILTERS})
+    for n in COUNTS:
+        for lr in LOG_RANGES:
+            universe = 2**lr
+            if n > universe:
+                for name in EXACT:
+                    out[name].append(None)
+                continue
+            shape = "hashed64" if universe == widget_calcs.HASHED64 else "random32"
+            a = synthetic(n, shape, universe=min(universe, 2**32))
+            exact = advise.candidates(a)[:3]
+            for c in exact:
+                out[c.name].append(c.memory)
+            smallest = min((c for c in exact if c.possible), key=lambda c: c.memory)
+            r = a.roaring
+            native = min(c.memory for c in exact[:2] if c.possible)
+            roaring_stays = smallest.name == "Roaring bitmap" and not (
+                native <= advise.NATIVE_PREMIUM * smallest.memory
+                or native - smallest.memory <= advise.NATIVE_SLACK
+            )
+            runs = roaring_stays and r.serialized_bytes < 0.5 * r.plain_bytes
+            if runs or smallest.name == "Redis SET":
+                raise RuntimeError(f"{n:,} IDs in 2^{lr}: a reason the page does not word")
+        a = synthetic(n, "hashed64")
+        out["HyperLogLog"].append(advise.hll_candidate(a).memory)
+        for p in RATES:
+            needs = advise.Needs(error=p)
+            for c in (advise.bloom_candidate(a, needs), advise.cuckoo_candidate(a, needs)):
+                name = _short(c.name)
+                out[name].append(c.memory)
+                out[f"{name} error"].append(c.error)
+    return out
+
+
+def _short(name: str) -> str:
+    return name.split(",")[0]
+
+
+def _array(values: list) -> str:
+    return "[" + ",".join("NaN" if v is None else repr(float(v)) for v in values) + "]"
+
+
+def _texts(values: list[str]) -> str:
+    return "[" + ",".join(json.dumps(v) for v in values) + "]"
+
+
+# -- Python's number formats, in Vega ------------------------------------------------------------
+
+
+def _even(x: str, decimals: str) -> str:
+    """``x`` nudged down where it is an exact tie at ``decimals`` decimal places whose lower
+    neighbour is even: Python rounds such ties to even (1.125 → "1.12"), d3 up ("1.13"); byte
+    counts in KiB are often exact binary fractions."""
+    scaled = f"(({x}) * pow(10, {decimals}))"
+    # a tie a double can hold exactly: (2k + 1) / (2 × 10^d) with 5^d dividing 2k + 1 (2.205 is
+    # no tie: its double is a little above it, and Python rounds it up)
+    exact = f"(2 * floor({scaled}) + 1) % pow(5, {decimals}) == 0"
+    return (f"({scaled} - floor({scaled}) == 0.5 && {exact} && floor({scaled}) % 2 == 0"
+            f" ? ({x}) * (1 - 1e-12) : ({x}))")  # fmt: skip
+
+
+def py_g(x: str, digits: int = 3) -> str:
+    """Python's ``f"{x:.3g}"`` (d3's "g" writes exponents as JavaScript does, e+5, and at other
+    magnitudes): an exponent, with two digits, where the rounded value is below 10^-4 or has more
+    than ``digits`` digits; otherwise trailing zeros dropped."""
+    rounded = f"toNumber(format({x}, '.{digits - 1}e'))"
+    expo = f"replace(format({x}, '.{digits - 1}~e'), regexp('e([+-])(\\\\d)$'), 'e$10$2')"
+    decimals = f"({digits - 1} - floor(log({x}) / LN10))"
+    return (f"({rounded} != 0 && ({rounded} < 0.0001 || {rounded} >= {10**digits})"
+            f" ? {expo} : format({_even(x, decimals)}, '.{digits}~g'))")  # fmt: skip
+
+
+def bytes_text(x: str) -> str:
+    """:func:`setlab.core.units.format_bytes`: binary units, three significant digits, whole
+    bytes below 1 KiB."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB")
+    expr = f"(({x}) / {1024 ** (len(units) - 1)})"
+    scaled = {i: f"(({x}) / {1024**i})" for i in range(len(units))}
+
+    def significant(v: str) -> str:
+        return f"({v} >= 100 ? format({_even(v, '0')}, '.0f') : {py_g(v)})"
+
+    expr = f"{significant(scaled[len(units) - 1])} + ' {units[-1]}'"
+    for i in range(len(units) - 2, 0, -1):
+        expr = (f"(({x}) < {1024 ** (i + 1)} ? {significant(scaled[i])} + ' {units[i]}'"
+                f" : {expr})")  # fmt: skip
+    return f"(({x}) < 1024 ? format(round({x}), 'd') + ' B' : {expr})"
+
+
+def _share(x: str) -> str:
+    """The advisor's share of a range: ``.1%`` from 0.1% up, ``.3g`` below."""
+    return f"({x} >= 0.001 ? format({_even(x, '3')}, '.1%') : {py_g(x)})"
+
+
+# -- the advisor's rule, in Vega -----------------------------------------------------------------
+
+
+def _pick(mem: dict[str, str]) -> dict[str, str]:
+    """The steps of :func:`setlab.tools.advise.recommend` (one set, membership, no deletes) over
+    the memory expressions ``mem`` (structure → bytes, NaN where impossible), as named Vega
+    expressions: ``best`` (0 SET, 1 plain bitmap, 2 Roaring: the smallest exact one, or a
+    structure built into Redis when Roaring saves too little), ``builtin`` (that happened),
+    ``approx`` (3 Bloom, 4 cuckoo: the smaller filter) and ``pick_i``, with their bytes."""
+    s, b, r, bl, cu = (mem[name] for name in STRUCTURES[:5])
+    native = f"(!isNaN({b}) && {b} < {s} ? 1 : 0)"
+    native_mem = f"({native} == 1 ? {b} : {s})"
+    exact = f"(!isNaN({r}) && {r} < {native_mem} ? 2 : {native})"
+    builtin = (f"({exact} == 2 && ({native_mem} <= {advise.NATIVE_PREMIUM} * {r}"
+               f" || {native_mem} - {r} <= {advise.NATIVE_SLACK}) ? 1 : 0)")  # fmt: skip
+    best = f"({builtin} == 1 ? {native} : {exact})"
+    best_mem = f"({best} == 0 ? {s} : {best} == 1 ? {b} : {r})"
+    approx = f"({cu} < {bl} ? 4 : 3)"
+    approx_mem = f"({cu} < {bl} ? {cu} : {bl})"
+    keep = (f"({best_mem} <= {approx_mem} || {best_mem} <= {advise.EXACT_PREMIUM} * {approx_mem}"
+            f" || {best_mem} - {approx_mem} <= {advise.EXACT_SLACK})")  # fmt: skip
+    return {"best": best, "best_mem": best_mem, "builtin": builtin, "approx": approx,
+            "approx_mem": approx_mem, "pick_i": f"({keep} ? {best} : {approx})"}  # fmt: skip
+
+
+def _reason() -> str:
+    """:func:`setlab.tools.advise.recommend`'s reason (and ``_why``'s) over the derived
+    parameters ``best`` … ``approx_mem`` of :func:`_pick`, as the advisor words it."""
+    names = text_lookup("best", list(EXACT))
+    per_id = py_g("(best_mem / n)")
+    head = f"'exact and deletable at ' + {bytes_text('best_mem')} + ' (' + {per_id} + ' B per ID)'"
+    # a Redis SET is best only where it is built in and Roaring saves too little (grid())
+    why = (
+        f"{head} + (best == 1 ? ': the IDs fill ' + {_share('density')} + ' of their range, "
+        "one bit per possible ID' : best == 2 ? ': too sparse for a plain bitmap, clustered "
+        "enough for Roaring\\'s containers' : '')"
+    )
+    builtin = (
+        f"(builtin == 1 ? '; one key built into Redis, where a Roaring bitmap (module or "
+        f"client) would save only ' + {bytes_text('best_mem - c_roaring')} : '')"
+    )
+    approx = "(approx == 3 ? 'Bloom filter, ' : 'cuckoo filter, ') + rate_name"
+    error = "(approx == 3 ? bloom_error : cuckoo_error)"
+    return (
+        f"pick_i == best ? (best_mem <= approx_mem ? {why} + ', smaller even than a ' + "
+        f"{approx} + {builtin} : {why} + '; a ' + {approx} + ' would save only ' + "
+        f"{bytes_text('best_mem - approx_mem')} + ' and err' + {builtin}) : "
+        f"format({_even('best_mem / approx_mem', '0')}, '.0f') + '× smaller than the smallest "
+        f"exact structure (' + {names} + ', ' + {bytes_text('best_mem')} + ', ' + {per_id} + "
+        f"' B per ID), for ' + {error}"
+    )
+
+
+# -- the page -------------------------------------------------------------------------------------
 
 
 def _axis(log_range: int) -> int:
@@ -54,13 +228,13 @@ def _axis(log_range: int) -> int:
 def _data(s: Settings) -> dict[str, Any] | None:
     """``setlab calc density``'s JSON at a setting of the controls (None when the IDs outnumber
     the values of their range)."""
-    return _calc(round(s["logn"]), round(s["logrange"]))
+    return _calc(round(s["n"]), round(s["logrange"]), s["p"])
 
 
 @cache
-def _calc(log_count: int, log_range: int) -> dict[str, Any] | None:
-    count, universe = 10**log_count, 2**log_range
-    return None if count > universe else widget_calcs.density(count, universe).data
+def _calc(count: int, log_range: int, p: float) -> dict[str, Any] | None:
+    universe = 2**log_range
+    return None if count > universe else widget_calcs.density(count, universe, p).data
 
 
 def _per_id(structure: str) -> Any:
@@ -70,27 +244,6 @@ def _per_id(structure: str) -> Any:
         return math.nan if value is None else value
 
     return model
-
-
-def _lookup(structure: str) -> str:
-    """Bytes per ID of ``structure`` for every (IDs, range) as an array literal, indexed by the
-    sliders (NaN where there is no such set of IDs, or the structure cannot hold it)."""
-    found = {
-        (r["logn"], r["lr"]): r["bytes_per_id"] for r in table() if r["structure"] == structure
-    }
-    return _numbers([found.get((n, lr)) for n in LOG_COUNTS for lr in LOG_RANGES])
-
-
-def _numbers(values: list[float | None]) -> str:
-    """A Vega expression looking up the setting's value in ``values`` (one per setting, in
-    lookup order; None is NaN, a dash on the page)."""
-    array = ",".join("NaN" if v is None else repr(float(v)) for v in values)
-    return f"[{array}][{_INDEX}]"
-
-
-def _cells() -> list[dict[str, Any] | None]:
-    """``setlab calc density``'s JSON at every setting of the sliders, in lookup order."""
-    return [_calc(n, lr) for n in LOG_COUNTS for lr in LOG_RANGES]
 
 
 def _said(field: str) -> Any:
@@ -108,10 +261,49 @@ def _pick_bytes(s: Settings) -> float:
     return math.nan if data is None else data["pick_bytes"]
 
 
+def _derived() -> dict[str, str]:
+    """The grid as array parameters, the setting's prices looked up in them, and the advisor's
+    steps (:func:`_pick`)."""
+    g, cells = grid(), len(LOG_RANGES)
+    derived = {"counts": _array(list(COUNTS)), "rates": _array(list(RATES))}
+    derived |= {f"a_{SHORT[name]}": _array(g[name]) for name in EXACT}
+    derived |= {f"a_{SHORT[name]}": _array(g[name]) for name in (*FILTERS, "HyperLogLog")}
+    derived |= {f"a_{SHORT[f]}_error": _texts(g[f"{f} error"]) for f in FILTERS}
+    derived["cell"] = f"{_NI} * {cells} + {_RI}"
+    derived["fcell"] = f"{_NI} * {len(RATES)} + {_PI}"
+    derived |= {f"c_{SHORT[name]}": f"a_{SHORT[name]}[cell]" for name in EXACT}
+    derived |= {f"c_{SHORT[name]}": f"a_{SHORT[name]}[fcell]" for name in FILTERS}
+    derived["c_hll"] = f"a_hll[{_NI}]"
+    derived |= {f"{SHORT[f]}_error": f"a_{SHORT[f]}_error[fcell]" for f in FILTERS}
+    derived["rate_name"] = text_lookup(_PI, [format_rate(p) for p in RATES])
+    derived["range"] = "pow(2, logrange)"
+    derived["density"] = "n / range"
+    derived |= _pick({name: f"c_{SHORT[name]}" for name in STRUCTURES})
+    return derived
+
+
 def _chart() -> alt.LayerChart:
-    keep = ("logn", "lr", "x", "structure", "bytes_per_id", "pick")
-    rows = [{k: r[k] for k in keep} for r in table() if r["bytes_per_id"] is not None]
-    base = alt.Chart(alt.Data(values=rows)).transform_filter("datum.logn == logn")
+    cells = len(LOG_RANGES)
+    base = alt.Chart(alt.Data(values=[{"ri": i, "lr": lr, "x": _axis(lr)}
+                                      for i, lr in enumerate(LOG_RANGES)]))  # fmt: skip
+    # the setting's count and rate at every range: the exact structures' prices per range, the
+    # filters' and the HyperLogLog's the same at every range
+    prices = {name: (f"datum.{SHORT[name]}" if name in EXACT else f"c_{SHORT[name]}")
+              for name in STRUCTURES}  # fmt: skip
+    at_range = base.transform_calculate(
+        **{SHORT[name]: f"a_{SHORT[name]}[{_NI} * {cells} + datum.ri]" for name in EXACT}
+    ).transform_calculate(pick=_pick(prices)["pick_i"])
+    labels = {SHORT[name]: name for name in STRUCTURES}
+    names = "{" + ", ".join(f"'{k}': '{v}'" for k, v in labels.items()) + "}"
+    long = (
+        at_range.transform_calculate(**{SHORT[n]: prices[n] for n in STRUCTURES if n not in EXACT})
+        .transform_calculate(**{f"per_{SHORT[n]}": f"datum.{SHORT[n]} / n" for n in STRUCTURES})
+        .transform_fold([f"per_{SHORT[n]}" for n in STRUCTURES], as_=["key", "bytes_per_id"])
+        .transform_calculate(structure=f"{names}[slice(datum.key, 4)]")
+        .transform_filter(
+            "n <= pow(2, datum.lr) && isValid(datum.bytes_per_id) && !isNaN(datum.bytes_per_id)"
+        )
+    )
     domain = alt.Scale(domain=[LOG_RANGES[0] - 0.5, HASHED_AT + 0.5], nice=False, zero=False)
     ticks = alt.Axis(
         labelExpr=f"datum.value == {HASHED_AT} ? '2^64 (hashed)' : '2^' + datum.value",
@@ -123,17 +315,16 @@ def _chart() -> alt.LayerChart:
                                        range=[STRUCTURE_COLOURS[s] for s in STRUCTURES]),
                        legend=alt.Legend(orient="bottom", columns=2, symbolOpacity=1))  # fmt: skip
     y = alt.Y("bytes_per_id:Q", title="bytes per ID", scale=alt.Scale(type="log"))
-    lines = base.mark_line(point=True).encode(x=x, y=y, color=colour)
-    picks = (
-        base.transform_filter("datum.pick")
-        .transform_calculate(x0="datum.x - 0.5", x1="datum.x + 0.5")
-        .mark_rect(opacity=0.15)
-        .encode(
-            x=alt.X("x0:Q", title=X_TITLE, scale=domain),
-            x2="x1:Q",
-            color=alt.Color("structure:N", legend=None),
-        )
+    lines = long.mark_line(point=True).encode(x=x, y=y, color=colour)
+    picked = long.transform_filter(
+        f"datum.key == 'per_' + {text_lookup('datum.pick', [SHORT[s] for s in STRUCTURES[:5]])}"
     )
+    picks = (
+        picked.transform_calculate(x0="datum.x - 0.5", x1="datum.x + 0.5")
+        .mark_rect(opacity=0.15)
+        .encode(x=alt.X("x0:Q", title=X_TITLE, scale=domain), x2="x1:Q",
+                color=alt.Color("structure:N", legend=None))
+    )  # fmt: skip
     here = (
         alt.Chart(alt.Data(values=[{}]))
         .transform_calculate(x=f"logrange == 64 ? {HASHED_AT} : logrange")
@@ -141,7 +332,7 @@ def _chart() -> alt.LayerChart:
         .encode(x=x)
     )
     label = (
-        base.transform_filter("datum.pick && datum.lr == logrange")
+        picked.transform_filter("datum.lr == logrange")
         .transform_calculate(label="'pick at 2^' + datum.lr + ': ' + datum.structure")
         .mark_text(align="left", baseline="top", fontWeight="bold", fontSize=12)
         .encode(x=alt.value(6), y=alt.value(6), text="label:N", color=colour)
@@ -152,52 +343,77 @@ def _chart() -> alt.LayerChart:
     )  # fmt: skip
 
 
+def _check_count(v: float) -> None:
+    """``setlab calc density -n``: a count of at least 1, at most the advisor's 2^40."""
+    from setlab.core.quantities import parse_count
+    from setlab.core.validate import check_int
+
+    check_int("count", parse_count(str(v), "count"), 1, 2**40)
+
+
+def _check_rate(v: float) -> None:
+    from setlab.core.quantities import parse_probability
+
+    parse_probability(repr(v), "p")
+
+
 def figure() -> Widget:
-    """The interactive figure: IDs and range → bytes per ID of every structure, and the pick."""
+    """The interactive figure: IDs, range and rate → bytes per ID of every structure, the pick,
+    why, and what it takes."""
     readouts = [
-        Readout("n", "IDs", "pow(10, logn)", lambda s: 10 ** round(s["logn"]), kind="int"),
-        Readout("range", "range (values)", "pow(2, logrange)", lambda s: 2 ** round(s["logrange"]),
+        Readout("range_values", "range (values)", "range", lambda s: 2 ** round(s["logrange"]),
                 kind="int"),
-        Readout("density", "density", "n / range", lambda s: 10 ** s["logn"] / 2 ** s["logrange"],
+        Readout("dens", "density", "density", lambda s: s["n"] / 2 ** s["logrange"],
                 kind="rate"),
-    ]  # fmt: skip
-    cells = _cells()
-    readouts += [
         Readout("pick", "the advisor's pick",
-                text_lookup(_INDEX, ["" if c is None else c["pick"] for c in cells]),
+                f"n > range ? '' : {text_lookup('pick_i', list(STRUCTURES[:5]))}",
                 _said("pick"), kind="text"),
         Readout("pick_bytes", "it takes",
-                _numbers([None if c is None else c["pick_bytes"] for c in cells]),
-                _pick_bytes, kind="bytes"),
-        Readout("reason", "why", text_lookup(_INDEX, ["" if c is None else c["reason"]
-                                                      for c in cells]),
-                _said("reason"), kind="text"),
+                "n > range ? NaN : pick_i == best ? best_mem : approx_mem", _pick_bytes,
+                kind="bytes"),
+        Readout("reason", "why", f"n > range ? '' : {_reason()}", _said("reason"), kind="text"),
     ]  # fmt: skip
     readouts += [
-        Readout(SHORT[name], name, _lookup(name), _per_id(name), unit="B per ID")
+        Readout(
+            SHORT[name],
+            name,
+            f"n > range ? NaN : c_{SHORT[name]} / n",
+            _per_id(name),
+            unit="B per ID",
+        )
         for name in STRUCTURES
     ]
     sets, at_scale = scale.widget_parts("pick_bytes", _pick_bytes)
     return Widget(
         "bytes-per-id", "Bytes per ID: every structure for your IDs", _chart(),
         controls=[
-            Control("logn", "IDs, log10", DEFAULTS["logn"], LOG_COUNTS[0], LOG_COUNTS[-1], step=1,
-                    integer=True, unit="(10^3 … 10^9 IDs)"),
+            Control("n", "IDs", DEFAULTS["n"], COUNTS[0], COUNTS[-1], log=True, integer=True,
+                    grid=COUNTS, grid_text=COUNTS_TEXT, check=_check_count, cli=(1, 2**40),
+                    unit="(10^3 … 10^9: 8e8 is 8 × 10^8)"),
             Control("logrange", "ID range, log2", DEFAULTS["logrange"], LOG_RANGES[0],
                     LOG_RANGES[-1], step=1, integer=True, grid=LOG_RANGES,
                     check=lambda v: widget_calcs.check_universe(2 ** int(v)),
                     unit="(2^10 … 2^32 values, or 2^64: hashed IDs)"),
+            Control("p", "filters' false-positive rate", DEFAULTS["p"], RATES[0], RATES[-1],
+                    log=True, grid=RATES, grid_text=", ".join(format_rate(p) for p in RATES),
+                    check=_check_rate, cli=(math.nextafter(0.0, 1.0), math.nextafter(1.0, 0.0)),
+                    unit="(0.0001 … 0.05: 0.01 is 1%)"),
             sets,
         ],
         readouts=readouts + at_scale,
-        caption="Choose how many IDs you hold and the range they are spread over (uniformly). "
-        "Dense IDs are cheapest as a plain bitmap, one bit per possible ID; as they spread out, "
-        "Roaring's containers win, and when the range is far larger than the IDs a 1% Bloom "
-        "filter costs less than any exact structure; 2^64 is IDs hashed to 64 bits, where no "
-        "plain bitmap can go. HyperLogLog only counts. A dash: more IDs than values in the "
-        "range. Set how many such sets you keep for the total the pick takes.",
-        source="the advisor's models (setlab.tools.advise over setlab.models) computed in Python "
-        "at build time for every setting, looked up by the browser; setlab calc density … "
-        "--sets N prints the same",
+        caption="Choose how many IDs you hold, the range they are spread over (uniformly) and "
+        "the false-positive rate a filter may have. Dense IDs are cheapest as a plain bitmap, one "
+        "bit per possible ID; as they spread out, Roaring's containers win, and when the range "
+        "is far larger than the IDs a Bloom filter costs less than any exact structure; 2^64 is "
+        "IDs hashed to 64 bits, where no plain bitmap can go. HyperLogLog only counts. A dash: "
+        "more IDs than values in the range. Set how many such sets you keep for the total the "
+        "pick takes.",
+        source="the advisor's prices (setlab.tools.advise over setlab.models) computed in Python "
+        "at build time for every count, range and rate the controls offer, its rule for the pick "
+        "run in your browser; setlab calc density prints the same, for any count and rate",
         settings=list(SETTINGS),
+        derived=_derived(),
+        commands=[Command("the same in a terminal:",
+                          "setlab calc density -n {n} --range {range_values} -p {p} "
+                          "--sets {sets}")],
     )  # fmt: skip

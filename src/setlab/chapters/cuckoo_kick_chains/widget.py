@@ -15,7 +15,7 @@ from typing import Any
 
 from setlab.models.cuckoo_load import BUCKET_SIZES, FINGERPRINT_BITS, LOG_SLOTS, LoadGrid
 from setlab.render.vega_lite import alt
-from setlab.render.widgets import Control, Readout, Settings, Widget
+from setlab.render.widgets import Command, Control, Readout, Settings, Widget
 from setlab.tools import widget_calcs
 
 #: The default setting: seed 003's "12 bits" with four-slot buckets, 2^14 slots.
@@ -116,4 +116,6 @@ def figure() -> Widget:
         "three seeds per cell, stored in the package), looked up by the browser; bits per item "
         "and the rate are formulas; setlab calc cuckoo-load prints the same",
         settings=list(SETTINGS),
+        commands=[Command("the same in a terminal:",
+                          "setlab calc cuckoo-load -b {b} -f {f} --slots {slots}")],
     )  # fmt: skip

@@ -15,6 +15,7 @@ from setlab.chapters.setbit_offset import SEED_INCIDENT_OFFSET
 from setlab.models import bitmap
 from setlab.render.vega_lite import alt
 from setlab.render.widgets import (
+    Command,
     Control,
     Readout,
     Settings,
@@ -98,4 +99,5 @@ def offset_explorer() -> Widget:
         source="the bitmap model (setlab.models.bitmap) tabulated at build time, the stored "
         "reference run interpolated; the same as setlab calc setbit",
         settings=SETTINGS,
+        commands=[Command("the same in a terminal:", "setlab calc setbit {offset} --sets {sets}")],
     )  # fmt: skip

@@ -16,7 +16,7 @@ from functools import cache
 from setlab.models.seeds import SEED_002_ITEMS
 from setlab.models.sharded_bloom import worst_load_table
 from setlab.render.vega_lite import alt
-from setlab.render.widgets import Control, Readout, Settings, Widget
+from setlab.render.widgets import Command, Control, Readout, Settings, Widget
 from setlab.tools import widget_calcs
 
 #: Seed 002's items (8 × 10^8), a whole number.
@@ -95,6 +95,13 @@ def _chart() -> alt.LayerChart:
     )
 
 
+def _check_capacity(v: float) -> None:
+    """``setlab calc sharded-bloom --capacity``, parsed as the CLI parses it."""
+    from setlab.core.quantities import parse_count
+
+    parse_count(str(v), "capacity")
+
+
 def figure() -> Widget:
     """The interactive figure: shard count and per-shard capacity → the fullest shard's rate."""
     logs = tuple(range(MAX_LOG_SHARDS + 1))
@@ -107,8 +114,8 @@ def figure() -> Widget:
             Control("logshards", "shards, log2", DEFAULTS["logshards"], 0, MAX_LOG_SHARDS, step=1,
                     integer=True, unit="(2^0 … 2^17 keys)"),
             Control("capacity", "capacity per shard", DEFAULTS["capacity"], 100, MAX_CAPACITY,
-                    log=True,
-                    integer=True, unit="items at 1%"),
+                    log=True, integer=True, unit="items at 1%", check=_check_capacity,
+                    cli=(1, 2**62)),
         ],
         readouts=[
             Readout("shards", "shards", "pow(2, logshards)", lambda s: _data(s)["shards"],
@@ -138,4 +145,7 @@ def figure() -> Widget:
         # the whole k each side of (m / c) ln 2; the one with the lower rate wins (bloom.optimal_k)
         derived={"kf": "max(1, floor(m / capacity * LN2))",
                  "kc": "max(1, ceil(m / capacity * LN2))"},
+        commands=[Command("the same in a terminal:",
+                          f"setlab calc sharded-bloom -n {SEED_002_REAL} --shards {{shards}} "
+                          "--capacity {capacity}")],
     )  # fmt: skip

@@ -102,6 +102,9 @@ def solve_bloom(
     else:  # m, k
         n = max(1, math.floor(m * bloom.LN2 / k))
     achieved = float(bloom.fpr(n, m, k))
+    if achieved >= 1.0:  # the fill rounds to every bit: no answer but "maybe" to report
+        raise ValueError(f"m = {m:,} bits for n = {n:,} items: every bit ends up set and every "
+                         "query answers maybe (the rate rounds to 1)")  # fmt: skip
     return BloomSolution(int(n), achieved, int(m), int(k), given, target)
 
 
