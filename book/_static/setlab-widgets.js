@@ -269,6 +269,8 @@
             if (box.value.trim() === "") box.value = good;
             return apply(Number(box.value), box);
           }
+          var by = figure.dataset.refusedBy;  // another box's refused value goes back too
+          if (by !== undefined) { resets[by](); delete figure.dataset.refusedBy; }
           refuse(figure, null);
           remember(figure);
           var view = currentView();

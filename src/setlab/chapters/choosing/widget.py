@@ -10,8 +10,9 @@ time on a grid and the browser only looks it up: the exact structures for every 
 filters for every count × rate (they do not depend on the range). The pick and its reason are the
 advisor's rule (:func:`setlab.tools.advise.recommend`) written as Vega expressions over those
 prices, with Python's number formats; ``tests/chapters/test_widgets_filters_density.py`` compares
-both with ``setlab calc density`` cell by cell. A count or rate off the grid is refused with a
-message that gives the line to run instead: the CLI prices any.
+both with ``setlab calc density`` at a seeded sample of the grid and at each way the advisor words
+its pick. A count or rate off the grid is refused with a message that gives the line to run
+instead: the CLI prices any.
 """
 
 from __future__ import annotations
@@ -146,7 +147,6 @@ def bytes_text(x: str) -> str:
     """:func:`setlab.core.units.format_bytes`: binary units, three significant digits, whole
     bytes below 1 KiB."""
     units = ("B", "KiB", "MiB", "GiB", "TiB")
-    expr = f"(({x}) / {1024 ** (len(units) - 1)})"
     scaled = {i: f"(({x}) / {1024**i})" for i in range(len(units))}
 
     def significant(v: str) -> str:
