@@ -142,6 +142,14 @@ def test_the_bloom_calculator_refuses_what_setlab_calc_bloom_refuses(site, brows
             assert page.locator(f"#widget-bloom-{control}").input_value() == typed
             drive.set_boxes(page, "bloom", {control: valid})
             assert not page.locator("#widget-bloom .setlab-widget-refusal").is_visible()
+        # a box refused, then another quantity left out: the refused value goes back (as when
+        # another box is typed into) and the numbers return
+        drive.set_given(page, "bloom", ("n", "p", "m"))
+        drive.set_boxes(page, "bloom", {"m": "18446744073709551617"})
+        drive.set_given(page, "bloom", ("n", "m"))
+        assert not page.locator("#widget-bloom .setlab-widget-refusal").is_visible()
+        assert page.locator("#widget-bloom-m").input_value() != "18446744073709551617"
+        assert not any(_empty(v) for v, _ in drive.readouts(page, "bloom").values())
         for control, typed in [("p", "1e-10"), ("n", "1000000000000")]:
             drive.set_given(page, "bloom", ("n", "p"))
             drive.set_boxes(page, "bloom", {control: typed})
