@@ -1,7 +1,7 @@
 """Bulk-load benchmark: seed 002's 8e8 openids × 10 hashes, every strategy in one run, live Redis.
 
-Runs :func:`setlab.lab.bulk_load.measure` on a private redis-server (each strategy of
-:mod:`setlab.lab.loading`, ``redis-benchmark`` on the same server as the ceiling, every mode
+Runs :func:`setlab.lab.runs.bulk_load.measure` on a private redis-server (each strategy of
+:mod:`setlab.lab.wire.loading`, ``redis-benchmark`` on the same server as the ceiling, every mode
 extrapolated to seed 002's 8 × 10^9 bit writes) and prints the table; then times the in-process
 simulator against rbloom (a Rust Bloom filter) on the same 10^7 integers.
 
@@ -22,7 +22,7 @@ import rbloom
 
 import setlab
 from setlab.core.units import format_duration
-from setlab.lab import bulk_load
+from setlab.lab.runs import bulk_load
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 
 

@@ -1,9 +1,9 @@
 """The sharded Bloom filter on one server, a 1-master and a 3-master Redis Cluster (issue 16, 4).
 
 Loads ``--items`` random 64-bit items into the book's sharded layout (2^8 shards sized for the
-items at 1%) with :class:`setlab.lab.bloom_filter.RedisBloomFilter` unchanged — ``add_many``
+items at 1%) with :class:`setlab.lab.runs.bloom.RedisBloomFilter` unchanged — ``add_many``
 (pipelined ``BITFIELD … SET``), ``contains_many`` on the items and on as many strangers
-(``BITFIELD … GET``), and :func:`setlab.lab.cluster_bloom.write_shards` (bitmaps built here,
+(``BITFIELD … GET``), and :func:`setlab.lab.runs.cluster_bloom.write_shards` (bitmaps built here,
 one ``SET`` per shard) — on three private setups started for the run:
 
 * ``server``: one plain redis-server, redis-py's ``Redis`` client;
@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 
 from setlab.lab.backend import Lab
-from setlab.lab.bloom_filter import RedisBloomFilter
 from setlab.lab.cluster import LocalCluster
-from setlab.lab.cluster_bloom import cluster_lab, write_shards
+from setlab.lab.runs.bloom import RedisBloomFilter
+from setlab.lab.runs.cluster_bloom import cluster_lab, write_shards
 from setlab.lab.server import RedisServer
 from setlab.models.bloom_sim import BloomLayout
 

@@ -3,7 +3,7 @@
     .venv/bin/python reference/measure_bulk_load.py [--scale 1]
 
 Starts a private redis-server (needs the redis-server and redis-benchmark binaries), runs
-:func:`setlab.lab.bulk_load.measure` and stores the result as the reference run the chapter
+:func:`setlab.lab.runs.bulk_load.measure` and stores the result as the reference run the chapter
 sharded-bloom shows. ``benchmarks/bulk_load.py`` prints the same table without saving it.
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 
 import setlab
-from setlab.lab import bulk_load, reference
+from setlab.lab import reference
+from setlab.lab.runs import bulk_load
 
 
 def main(argv: list[str] | None = None) -> None:

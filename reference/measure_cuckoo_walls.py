@@ -1,7 +1,8 @@
 """Cuckoo-filter walls: RedisBloom's first "full" as a distribution over streams and sizes.
 
 Fills ``CF.RESERVE key 2^k BUCKETSIZE b MAXITERATIONS n EXPANSION 0`` on a private
-redis-server with redisbloom.so (:func:`setlab.lab.cuckoo_walls.wall_fill`) for every size,
+redis-server with redisbloom.so (:func:`setlab.lab.full_scale.cuckoo_walls.wall_fill`) for every
+size,
 bucket size, ``MAXITERATIONS`` and stream of the grid, until the refused inserts make up seed
 003's 0.03% of the attempts; then filters at seed 003's size (``CF.RESERVE key 1.2e8
 BUCKETSIZE b`` is 2^27 slots for b = 2 and 4), their refusals kept per 62,500 attempts: b = 4 with
@@ -9,7 +10,7 @@ the seed's 500 kicks through the seed's 1.2 × 10^8 inserts (so its failures amo
 counted), RedisBloom's default b = 2 with 20 iterations up to its first refusal. The bit-exact
 model replays the small fills and must give the same marks. Writes
 ``src/setlab/data/cuckoo-walls.json`` (read as
-:class:`setlab.lab.cuckoo_walls.CuckooWallsReference`): after the grid and after each
+:class:`setlab.lab.full_scale.cuckoo_walls.CuckooWallsReference`): after the grid and after each
 seed-scale fill.
 
     .venv/bin/python reference/measure_cuckoo_walls.py [--quick | --resume]
@@ -30,7 +31,7 @@ import time
 
 import setlab
 from setlab.lab import reference
-from setlab.lab.cuckoo_walls import NAME, WallFill, wall_fill
+from setlab.lab.full_scale.cuckoo_walls import NAME, WallFill, wall_fill
 from setlab.models.cuckoo_walls import model_fill
 
 #: Seed 003's failure share ("插入失败率 0.03%") and volume (1.2 × 10^8 inserts).

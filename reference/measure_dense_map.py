@@ -14,7 +14,8 @@ import dataclasses
 
 import setlab
 from setlab.chapters import snowflake_ranges as chapter
-from setlab.lab import dense_map, reference
+from setlab.lab import reference
+from setlab.lab.runs import dense_map
 
 #: How many of the chapter's likers to map (the chapter's own count is chapter.LIKERS).
 USER_COUNTS = (100, 1_000, chapter.LIKERS // 10, chapter.LIKERS)

@@ -29,7 +29,8 @@ import argparse
 
 import setlab
 from setlab.core.units import format_bytes, format_duration
-from setlab.lab import full_scale, machine_limits, reference
+from setlab.lab import reference
+from setlab.lab.full_scale import machine_limits, sharded_bloom
 from setlab.models import packed_bloom
 
 
@@ -92,7 +93,7 @@ def print_limits(out: dict) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ids", type=float, default=full_scale.SEED_002_IDS, help="IDs to load")
+    parser.add_argument("--ids", type=float, default=sharded_bloom.SEED_002_IDS, help="IDs to load")
     parser.add_argument("--queries", type=float, default=1e6, help="IDs asked, each kind")
     parser.add_argument("--kernel", choices=("numba", "numpy"), default="numba")
     parser.add_argument("--dry-run", action="store_true", help="measure and print; write nothing")
@@ -100,16 +101,16 @@ def main(argv: list[str] | None = None) -> None:
     ids = int(args.ids)
     lab = setlab.connect("full-scale", backend="live")
     try:
-        out = full_scale.run(lab, ids, min(int(args.queries), ids), kernel=args.kernel)
+        out = sharded_bloom.run(lab, ids, min(int(args.queries), ids), kernel=args.kernel)
     finally:
         lab.cleanup()
     print_report(out)
     # after the run, so its arrays do not count in the loader's peak RSS measured above
     out["machine_limits"] = machine_limits.measure()
     print_limits(out)
-    if not args.dry_run and ids == full_scale.SEED_002_IDS:
+    if not args.dry_run and ids == sharded_bloom.SEED_002_IDS:
         rows = [{"phase": k, "seconds": v} for k, v in out["phases_seconds"].items()]
-        path = reference.save(full_scale.REFERENCE, rows, lab, writer=__file__, **out)
+        path = reference.save(sharded_bloom.REFERENCE, rows, lab, writer=__file__, **out)
         print("wrote", path)
 
 

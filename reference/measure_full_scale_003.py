@@ -1,7 +1,7 @@
 """Seed 003 at full scale: 1.2 × 10^8 items into RedisBloom by streamed BF.MADD, at 1 %.
 
 Starts a private redis-server with RedisBloom and runs
-:func:`setlab.lab.redisbloom_full_scale.measure`: the seed's advised ``BF.RESERVE key 0.01
+:func:`setlab.lab.full_scale.redisbloom.measure`: the seed's advised ``BF.RESERVE key 0.01
 150000000`` (default scaling) and the same NONSCALING, the 137 MiB filter of its arithmetic
 (capacity 1.2 × 10^8, NONSCALING), and its first capacity of 10^8 (which the peak outgrows).
 Prints load time, BF.INFO / MEMORY USAGE / used_memory beside the layout model, the measured
@@ -19,9 +19,9 @@ import argparse
 
 import setlab
 from setlab.core.units import format_bytes
-from setlab.lab import redisbloom_full_scale as full
 from setlab.lab import reference
-from setlab.lab.redisbloom_full_scale import FullScaleRow
+from setlab.lab.full_scale import redisbloom as full
+from setlab.lab.full_scale.redisbloom import FullScaleRow
 
 
 def print_rows(rows: list[FullScaleRow]) -> None:

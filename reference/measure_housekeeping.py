@@ -10,7 +10,8 @@ nothing touches another server:
 from __future__ import annotations
 
 import setlab
-from setlab.lab import housekeeping, reference
+from setlab.lab import reference
+from setlab.lab.full_scale import housekeeping
 
 
 def main() -> None:

@@ -1,9 +1,10 @@
 """The mass-insertion ceiling: ``redis-cli --pipe`` vs setlab's streamed loader, one run.
 
-Starts a private redis-server with RedisBloom and runs :func:`setlab.lab.mass_insertion.measure`:
+Starts a private redis-server with RedisBloom and runs
+:func:`setlab.lab.full_scale.mass_insertion.measure`:
 for SETBIT (seed 002's 2^17-bit shards, k = 10) and BF.MADD (1,000 items per command, 1 %), the
 protocol file is generated, piped through ``redis-cli --pipe``, and the same commands are loaded
-with :mod:`setlab.lab.resp_pipe`; all must leave the same data. Prints each repeat and three
+with :mod:`setlab.lab.wire.pipe`; all must leave the same data. Prints each repeat and three
 ratios of speed, setlab / redis-cli (> 1 means setlab is faster): ``ratio``, both sending the
 generated protocol (setlab's pump reads the file into memory first); ``end2end``, both from the
 items (setlab's loader vs generating the file + redis-cli); ``strict``, setlab's loader with its
@@ -20,8 +21,9 @@ from __future__ import annotations
 import argparse
 
 import setlab
-from setlab.lab import mass_insertion, reference
-from setlab.lab.mass_insertion import PipeRow
+from setlab.lab import reference
+from setlab.lab.full_scale import mass_insertion
+from setlab.lab.full_scale.mass_insertion import PipeRow
 
 
 def print_rows(rows: list[PipeRow]) -> None:

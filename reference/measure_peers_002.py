@@ -3,7 +3,8 @@
     flock /tmp/setlab-heavy.lock .venv/bin/python reference/measure_peers_002.py [--dry-run]
     .venv/bin/python reference/measure_peers_002.py --ids 1e6 --slice 1e5   # a try-out
 
-Starts a private redis-server with RedisBloom and runs :func:`setlab.lab.peers.measure`: setlab's
+Starts a private redis-server with RedisBloom and runs :func:`setlab.lab.full_scale.peers.measure`:
+setlab's
 packed build and SET load, RedisBloom's BF.MADD at the same false-positive rate, rbloom in this
 process, and, on a slice of the IDs, the seed's per-bit SETBIT through redis-py pipelines and
 through ``redis-cli --pipe`` (scaled linearly to all the IDs, and labelled so). Each peer runs in
@@ -17,7 +18,8 @@ import argparse
 
 import setlab
 from setlab.core.units import format_bytes
-from setlab.lab import full_scale, peers, reference
+from setlab.lab import reference
+from setlab.lab.full_scale import peers, sharded_bloom
 
 
 def print_rows(out: dict) -> None:
@@ -44,7 +46,7 @@ def print_rows(out: dict) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ids", type=float, default=full_scale.SEED_002_IDS, help="IDs to load")
+    parser.add_argument("--ids", type=float, default=sharded_bloom.SEED_002_IDS, help="IDs to load")
     parser.add_argument("--slice", type=float, default=peers.SLICE, help="IDs of the slices")
     parser.add_argument("--dry-run", action="store_true", help="measure and print; write nothing")
     args = parser.parse_args(argv)
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         lab.cleanup()
     print_rows(out)
-    if not args.dry_run and ids == full_scale.SEED_002_IDS:
+    if not args.dry_run and ids == sharded_bloom.SEED_002_IDS:
         path = reference.save(peers.REFERENCE, out["rows"], lab, writer=__file__, **out["facts"])
         print("wrote", path)
 

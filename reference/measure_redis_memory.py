@@ -19,8 +19,11 @@ import numpy as np
 import pyroaring
 
 import setlab
-from setlab.lab import hll_runs, memory_runs, reference, roaring_redis
+from setlab.lab import reference
 from setlab.lab.backend import Lab
+from setlab.lab.runs import hyperloglog as hll_runs
+from setlab.lab.runs import memory as memory_runs
+from setlab.lab.runs import roaring as roaring_runs
 from setlab.models import hashed_offsets
 from setlab.models import hyperloglog as hll
 from setlab.models import redis_memory as rm
@@ -97,10 +100,10 @@ def measure_hll(lab: Lab) -> None:
 def measure_roaring(lab: Lab) -> None:
     rng = np.random.default_rng(2026)
     key = lab.key("shared-bitmap")
-    contention = roaring_redis.contention_grid(lab, key)
+    contention = roaring_runs.contention_grid(lab, key)
     print("contention:", contention)
-    rb = roaring_redis.unknown_command(lab, "RB.SETBIT", lab.key("rb"), 2_000_000_000, 1)
-    rmw = roaring_redis.rmw_timings(lab, [1_000, 10_000, 100_000, 1_000_000], rng)
+    rb = roaring_runs.unknown_command(lab, "RB.SETBIT", lab.key("rb"), 2_000_000_000, 1)
+    rmw = roaring_runs.rmw_timings(lab, [1_000, 10_000, 100_000, 1_000_000], rng)
     snowflakes = hashed_offsets.snowflake_like_ids(rng, 1_000_000)
     dense = pyroaring.BitMap(ro.random_ids(1_000_000, rng, universe=100_000_000))
     snowflake = {
@@ -110,15 +113,15 @@ def measure_roaring(lab: Lab) -> None:
         "dense_population": 100_000_000,
         "dense_bytes": len(dense.serialize()),
     }
-    window = roaring_redis.window_timings(lab, ro.daily_bitmaps(rng))
+    window = roaring_runs.window_timings(lab, ro.daily_bitmaps(rng))
     print("rb:", rb, "rmw:", rmw, "snowflake:", snowflake, "window:", window)
     path = reference.save(
-        roaring_redis.REFERENCE,
+        roaring_runs.REFERENCE,
         contention,
         lab,
         writer=__file__,
         contention=contention,
-        lost_update=roaring_redis.lost_update(lab, key),
+        lost_update=roaring_runs.lost_update(lab, key),
         rb_setbit=rb,
         rmw=rmw,
         snowflake=snowflake,

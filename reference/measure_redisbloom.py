@@ -1,7 +1,7 @@
 """Measure RedisBloom's scalable Bloom filters and cuckoo filters on a real Redis.
 
 Writes src/setlab/data/redisbloom-reference.json (read as
-:class:`setlab.lab.redisbloom_reference.RedisBloomReference`) for the chapters "Scalable Bloom
+:class:`setlab.lab.runs.redisbloom_reference.RedisBloomReference`) for the chapters "Scalable Bloom
 filters" and "Cuckoo filters and kick chains", which show it to readers on the embedded backend
 (fakeredis emulates BF.*/CF.* with pyprobables, whose sizing and behaviour differ). Rerun it on
 your machine (it starts a private redis-server with redisbloom.so; nothing touches another server):
@@ -20,9 +20,10 @@ from dataclasses import asdict
 import numpy as np
 
 import setlab
-from setlab.lab import cuckoo_runs, reference
-from setlab.lab import redisbloom_runs as runs
-from setlab.lab.redisbloom_reference import NAME
+from setlab.lab import reference
+from setlab.lab.runs import cuckoo as cuckoo_runs
+from setlab.lab.runs import redisbloom as runs
+from setlab.lab.runs.redisbloom_reference import NAME
 from setlab.models.redisbloom import ChainLayout, FreshValues
 from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
 

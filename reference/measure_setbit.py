@@ -16,7 +16,8 @@ import dataclasses
 from pathlib import Path
 
 import setlab
-from setlab.lab import reference, setbit
+from setlab.lab import reference
+from setlab.lab.runs import setbit
 from setlab.models import bitmap
 
 SEED_OFFSETS = [10**6, 10**8, 10**9, 1_823_456_789, 2_147_483_648]

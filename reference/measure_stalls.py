@@ -10,7 +10,8 @@ redis-server; nothing touches another server):
 from __future__ import annotations
 
 import setlab
-from setlab.lab import reference, stalls
+from setlab.lab import reference
+from setlab.lab.runs import stalls
 
 #: Strings (bytes) to delete: up to 512 MiB, beyond the seed's 256 MB the chapter does live.
 STRING_BYTES = [2**20, 2**24, 2**26, 2**28, 2**29]

@@ -51,10 +51,10 @@ ONE_WORKER = frozenset(
         "tests/browser/test_site.py",
         "tests/browser/test_site_checks.py",
         "tests/lab/test_live_allocator.py",
-        "tests/lab/test_live_classroom.py",
-        "tests/lab/test_live_classroom_limits.py",
+        "tests/lab/classroom/test_live_classroom.py",
+        "tests/lab/classroom/test_live_classroom_limits.py",
         "tests/lab/test_live_cluster.py",
-        "tests/lab/test_live_cluster_bloom.py",
+        "tests/lab/runs/test_live_cluster_bloom.py",
         "tests/lab/test_live_versions.py",
         "tests/site/test_wheel.py",
     }

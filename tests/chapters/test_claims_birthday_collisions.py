@@ -142,7 +142,7 @@ def test_the_table_quotes_the_figures_the_prose_shows():
 
 
 def test_seed_004_bitcount_figure_is_what_redis_counts(fake_lab):
-    from setlab.lab import like_bitmap
+    from setlab.lab.runs import like_bitmap
 
     _, sized = chapter.seed_004_bitmaps()
     sample = sized[:5_000]  # BITCOUNT after SETBITs is the number of distinct offsets

@@ -57,7 +57,7 @@ def test_seed_004s_filter_ignores_the_element():
 
 
 def test_seed_004s_filter_on_a_lab_says_present_for_a_stranger(fake_lab):
-    from setlab.lab.bloom_filter import Seed004BloomFilter
+    from setlab.lab.runs.bloom import Seed004BloomFilter
 
     java = Seed004BloomFilter(fake_lab, "j", 10_000, 3, rng=np.random.default_rng(0))
     java.add("element1")

@@ -2,7 +2,8 @@
 
 References: the stored reference run read here as raw JSON (not through setlab's typed records),
 the arithmetic of Redis's string layout, and the bitmap model (itself checked against a real
-server's MEMORY USAGE in tests/lab/test_live_bitmap.py). The chapter's prose and its verdict table
+server's MEMORY USAGE in tests/lab/runs/test_live_setbit.py). The chapter's prose and its verdict
+table
 read one figure each; two tests here pin the figures the old page showed twice.
 """
 
@@ -17,8 +18,8 @@ import pytest
 
 from setlab.chapters import setbit_offset as chapter
 from setlab.core.units import format_bytes
-from setlab.lab import setbit
 from setlab.lab.reference import live_or_reference
+from setlab.lab.runs import setbit
 from setlab.models import bitmap
 from setlab.render.claims import Verdict
 from tests.chapters.test_claims_sentences import restated_here  # their tests are there

@@ -17,7 +17,7 @@ import pytest
 import redis
 
 from setlab.chapters import snowflake_ranges as chapter
-from setlab.lab import dense_map
+from setlab.lab.runs import dense_map
 from setlab.models import snowflake
 from setlab.render.claims import Verdict
 from setlab.site import registry

@@ -14,7 +14,7 @@ from matplotlib.text import Annotation
 from setlab.chapters import bloom_basics, redis_set_memory, setbit_offset
 from setlab.chapters.bloom_basics.plots import CELL
 from setlab.lab.reference import Measurement
-from setlab.lab.setbit import SetbitReference
+from setlab.lab.runs.setbit import SetbitReference
 
 
 @pytest.fixture(autouse=True)

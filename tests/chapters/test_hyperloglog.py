@@ -1,4 +1,5 @@
-"""setlab.models.hyperloglog (Redis 7.0's HyperLogLog, bit for bit) and setlab.lab.hll_runs (its
+"""setlab.models.hyperloglog (Redis 7.0's HyperLogLog, bit for bit) and setlab.lab.runs.hyperloglog
+(its
 experiments and stored reference run), offline.
 
 Reference values come from measurements of a real redis-server stored in src/setlab/data
@@ -20,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from setlab.core import hashing
-from setlab.lab import hll_runs as runs
+from setlab.lab.runs import hyperloglog as runs
 from setlab.models import bitmap
 from setlab.models import hyperloglog as hll
 from setlab.models import redis_memory as rm

@@ -1,4 +1,4 @@
-"""setlab.models.redis_memory (the SET / string / bitmap memory model) and setlab.lab.memory_runs
+"""setlab.models.redis_memory (the SET / string / bitmap memory model) and setlab.lab.runs.memory
 (its experiments and stored reference run), offline.
 
 Reference values come from hand computation with the struct sizes of Redis 7.0's headers, from
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from setlab.lab import memory_runs as runs
+from setlab.lab.runs import memory as runs
 from setlab.models import redis_memory as rm
 
 # -- integers and members -------------------------------------------------------------------------

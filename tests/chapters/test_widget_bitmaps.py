@@ -14,7 +14,7 @@ import pytest
 
 from setlab.chapters.birthday_collisions import widget as birthday_widget
 from setlab.chapters.setbit_offset import widget as setbit_widget
-from setlab.lab.setbit import SetbitReference
+from setlab.lab.runs.setbit import SetbitReference
 from setlab.render.widgets import evaluate_in_vega
 from setlab.tools.calc.birthday import birthday_report
 from setlab.tools.calc.setbit import setbit_report

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from setlab.lab.memory_runs import jemalloc_build
+from setlab.lab.runs.memory import jemalloc_build
 from setlab.lab.server import RedisServer
 from setlab.models import bitmap
 from setlab.models.hyperloglog import HyperLogLog
@@ -84,8 +84,9 @@ def test_a_lab_on_redis_own_build_checks_first_writes_against_its_own_classes(
     """A reader's own server from Redis's build (REDIS_URL): the experiment asks which build it
     is and prices the model for it, so the page's live check holds there too."""
     import setlab
-    from setlab.lab import backend, setbit
-    from setlab.lab.memory_runs import lab_allocator
+    from setlab.lab import backend
+    from setlab.lab.runs import setbit
+    from setlab.lab.runs.memory import lab_allocator
 
     for name in ("SETLAB_BACKEND", "SETLAB_USER", "SETLAB_ALLOW_BIG"):
         monkeypatch.delenv(name, raising=False)

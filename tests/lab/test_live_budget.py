@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 import setlab
-from setlab.lab import guard, setbit
+from setlab.lab import guard
 from setlab.lab.reference import Measurement, beside, live_or_reference
+from setlab.lab.runs import setbit
 from setlab.lab.server import RedisServer
 from setlab.models import bitmap
 

@@ -11,9 +11,10 @@ import time
 import numpy as np
 import pytest
 
-from setlab.lab import cluster, cluster_bloom, stalls
-from setlab.lab.bloom_filter import RedisBloomFilter
+from setlab.lab import cluster
 from setlab.lab.errors import ServerTimeout, ServerUnavailable
+from setlab.lab.runs import cluster_bloom, stalls
+from setlab.lab.runs.bloom import RedisBloomFilter
 from setlab.models import cluster_slots, like_workload
 from setlab.models.bloom_sim import BloomLayout
 

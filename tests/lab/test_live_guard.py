@@ -200,7 +200,7 @@ def test_the_cli_gives_up_on_a_frozen_server_within_seconds(server):
 
 
 def test_the_raw_socket_loader_fails_in_seconds_on_a_frozen_server(server, url_env):
-    from setlab.lab import loading
+    from setlab.lab.wire import loading
 
     url_env.setenv("REDIS_URL", server.url)
     lab = setlab.connect("sharded-bloom", quiet=True)
@@ -219,8 +219,8 @@ def test_the_raw_socket_loader_fails_in_seconds_on_a_frozen_server(server, url_e
 
 
 def test_the_raw_socket_loader_reports_a_dead_server_as_a_setlab_error(server, url_env):
-    from setlab.lab import loading
     from setlab.lab.errors import ServerUnavailable
+    from setlab.lab.wire import loading
 
     url_env.setenv("REDIS_URL", server.url)
     lab = setlab.connect("sharded-bloom", quiet=True)

@@ -2,7 +2,7 @@
 rate recovered from BF.INFO, the bits of a sampled bitmap, RDB versions, the sample's interval.
 
 References: RedisBloom's own BF.INFO sizes as the layout model gives them (checked against the
-module in tests/lab/test_live_redisbloom.py), rdb.h's RDB_VERSION per release, and a binomial
+module in tests/lab/runs/test_live_redisbloom.py), rdb.h's RDB_VERSION per release, and a binomial
 simulation for the interval.
 """
 

@@ -34,7 +34,7 @@ def _lint(src: Path) -> subprocess.CompletedProcess:
 def test_the_layer_contract_holds():
     result = _lint(ROOT / "src")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 kept, 0 broken" in result.stdout
+    assert "3 kept, 0 broken" in result.stdout
 
 
 def _planted(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess:
@@ -67,6 +67,47 @@ def test_the_chapter_contract_fails_when_a_chapter_imports_another(tmp_path):
     assert "setlab.chapters.sharded_bloom.widget -> setlab.chapters.nk_vs_m_saturation" in (
         result.stdout
     )
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "arrow"),
+    [
+        (
+            "lab/runs/bulk_load.py",
+            "from setlab.lab.full_scale import peers",
+            "setlab.lab.runs.bulk_load -> setlab.lab.full_scale.peers",
+        ),
+        (
+            "lab/wire/loading.py",
+            "from setlab.lab.runs import bloom",
+            "setlab.lab.wire.loading -> setlab.lab.runs.bloom",
+        ),
+        (
+            "lab/backend.py",
+            "from setlab.lab.wire import pipe",
+            "setlab.lab.backend -> setlab.lab.wire.pipe",
+        ),
+        (
+            "lab/classroom/watch.py",
+            "from setlab.lab.full_scale import housekeeping",
+            "setlab.lab.classroom.watch -> setlab.lab.full_scale.housekeeping",
+        ),
+    ],
+)
+def test_the_lab_rooms_contract_fails_on_an_import_up_or_across(tmp_path, module, line, arrow):
+    result = _planted(tmp_path, module, line)
+    assert result.returncode != 0
+    assert "setlab.lab is in rooms" in result.stdout and "BROKEN" in result.stdout
+    assert arrow in result.stdout
+
+
+def test_the_lab_rooms_contract_fails_on_a_module_without_a_place(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE, src / "setlab", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    (src / "setlab" / "lab" / "stray.py").write_text('"""Not placed by the contract."""\n')
+    result = _lint(src)
+    assert result.returncode != 0
+    assert "setlab.lab.stray" in result.stdout + result.stderr
 
 
 def _models() -> list[str]:

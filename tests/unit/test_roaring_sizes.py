@@ -1,6 +1,6 @@
 """setlab.models.roaring_sizes: the serialized sizes the advisor prices, straight from sorted
 IDs, equal the container layout's (setlab.models.roaring, itself checked against pyroaring in
-tests/lab/test_roaring.py) and pyroaring's own serialize() for small sets."""
+tests/lab/runs/test_roaring.py) and pyroaring's own serialize() for small sets."""
 
 from __future__ import annotations
 

@@ -164,7 +164,7 @@ def test_a_memory_size_that_is_not_one_is_refused_naming_it(text):
 
 #: (fields, field length) -> MEMORY USAGE key SAMPLES 0 on Redis 7.0.15 (jemalloc 5.3.0, Debian)
 #: of the key "setlab:probe:h<fields>-<length>", fields of random letters, values 0 … n−1 sent
-#: by HSET in batches of 500 (tests/lab/test_live_redis_memory.py measures it again)
+#: by HSET in batches of 500 (tests/lab/runs/test_live_memory.py measures it again)
 MEASURED_HASHES = {(5, 10): 152, (512, 28): 20552, (513, 28): 41152, (20000, 28): 1542272}
 
 

@@ -12,7 +12,7 @@
 * ``setlab classroom remove ana`` — delete a participant's keys and user (``--all``: everyone).
 
 The logic (ACL rules, passwords, the CSV, the monitor's numbers) is :mod:`setlab.lab.classroom`;
-the start command's watchdog is :mod:`setlab.lab.classroom_watch`. Passwords appear only in
+the start command's watchdog is :mod:`setlab.lab.classroom.watch`. Passwords appear only in
 what the instructor asked for: the CSV (mode 0600), and the printed URLs when standard output
 is a terminal (never into a redirected log, which ``umask`` usually leaves world-readable); the
 instructor's own login goes to a 0600 file and is never printed, and every error is redacted.
@@ -207,7 +207,7 @@ def _start(args: argparse.Namespace) -> int:
     import redis
 
     from setlab.lab import classroom
-    from setlab.lab.classroom_watch import Watchdog
+    from setlab.lab.classroom.watch import Watchdog
 
     names = _names(args)
     host = args.host or (socket.gethostname() if args.bind in {"0.0.0.0", "::", "*"} else args.bind)
@@ -295,7 +295,7 @@ def render(client: Any, who: dict[str, str] | None = None) -> str:
     """The monitor's table: one row per participant (connections, their buffers' memory, keys,
     the keys' memory), the server's memory, and the slowest recent commands with their user.
     While a script stalls the server (``BUSY``), one line saying so instead."""
-    from setlab.lab.classroom_watch import is_busy
+    from setlab.lab.classroom.watch import is_busy
 
     try:
         return _table(client, {} if who is None else who)
@@ -312,7 +312,7 @@ def render(client: Any, who: dict[str, str] | None = None) -> str:
 def _table(client: Any, who: dict[str, str]) -> str:
     from setlab.core.units import format_bytes
     from setlab.lab import classroom
-    from setlab.lab.classroom_watch import slow_commands
+    from setlab.lab.classroom.watch import slow_commands
 
     rows = classroom.usage(client)
     lines = [f"{time.strftime('%H:%M:%S')}  {'user':<16} {'conn':>4} {'idle':>7} "

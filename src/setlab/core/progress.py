@@ -1,7 +1,7 @@
 """A one-line progress report on stderr for long loops (bulk loads, simulations, ID files).
 
 Used by the Bloom simulator (:mod:`setlab.models.bloom_sim`), the bulk loader
-(:mod:`setlab.lab.loading`) and the ID-file reader of :mod:`setlab.models.ids`. It prints
+(:mod:`setlab.lab.wire.loading`) and the ID-file reader of :mod:`setlab.models.ids`. It prints
 nothing unless ``enabled``, so library code can always call it.
 """
 

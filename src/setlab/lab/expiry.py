@@ -16,7 +16,8 @@ stay forever. Three things make them go:
    (it lives :func:`heartbeat_ttl_s`, at most 30 s, and is renewed three times per life) and,
    every quarter of the expiry, re-arms the expiry of every key in the lab's namespace (``SCAN`` +
    ``PEXPIRE``): a key a long experiment only reads never expires under it, and a key written
-   past the client (the raw-socket loaders of :mod:`setlab.lab.loading`) gets one within that time.
+   past the client (the raw-socket loaders of :mod:`setlab.lab.wire.loading`) gets one within that
+   time.
 3. **Stopped runs removed at once.** :func:`remove_stale_runs` (``connect()`` and
    ``setlab cleanup``) deletes a user's runs whose heartbeat is gone, or older than a given age.
 

@@ -6,7 +6,7 @@ O(offset) work on Redis's single thread. Later writes inside the string are O(1)
 
 The memory model follows Redis 7.0 (``src/sds.c``, ``src/object.c``, ``src/bitops.c``) with jemalloc
 5.3 (Debian's ``redis-server`` 7.0.15) and is checked against the live server's ``MEMORY USAGE`` in
-``tests/lab/test_live_bitmap.py``:
+``tests/lab/runs/test_live_setbit.py``:
 
 * A first SETBIT creates the value with ``sdsnewlen(NULL, byte + 1)``: an exact-size sds string
   whose header type depends on its length (1, 3, 5, 9 or 17 bytes), plus a NUL terminator.

@@ -26,7 +26,7 @@ The math (``m`` bits, ``n`` items, ``k`` hashes; probabilities are fractions, no
 
 How an item's ``k`` positions are computed, the layout over Redis keys and the in-memory
 simulator are in :mod:`setlab.models.bloom_sim`; the filter on Redis bitmaps is
-:mod:`setlab.lab.bloom_filter`.
+:mod:`setlab.lab.runs.bloom`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A Bloom filter in memory: how an item's bits are chosen, where they live, and a simulator.
 
-Hashing (shared by the simulator, the Redis filter of :mod:`setlab.lab.bloom_filter` and the bulk
-loader of :mod:`setlab.lab.loading`, so they set the same bits): each item gets two 64-bit base
+Hashing (shared by the simulator, the Redis filter of :mod:`setlab.lab.runs.bloom` and the bulk
+loader of :mod:`setlab.lab.wire.loading`, so they set the same bits): each item gets two 64-bit base
 hashes ``h1, h2`` — unsigned integers through MurmurHash3's 64-bit finaliser, strings and bytes
 through MurmurHash3 x64_128 of their UTF-8 bytes. The ``k`` positions follow Kirsch &
 Mitzenmacher ("Less hashing, same performance", 2006): ``g_i = (a + i·b) mod m`` with
@@ -125,7 +125,8 @@ class BloomLayout:
 
     ``k`` hashes per item; ``shard_bits = 0`` is one key. The layout is pure: it maps items to
     ``(shard, bit offsets)``; :class:`BloomSimulator`,
-    :class:`setlab.lab.bloom_filter.RedisBloomFilter` and :mod:`setlab.lab.loading` all use it, so
+    :class:`setlab.lab.runs.bloom.RedisBloomFilter` and :mod:`setlab.lab.wire.loading` all use it,
+    so
     they set exactly the same bits for the same items.
     """
 
@@ -244,7 +245,7 @@ class BloomSimulator:
     """A Bloom filter in process memory: one numpy ``bool`` per bit, vectorised inserts/queries.
 
     Uses :class:`BloomLayout`'s hashing, so its bits are the ones a
-    :class:`setlab.lab.bloom_filter.RedisBloomFilter` with the same layout would set. Memory:
+    :class:`setlab.lab.runs.bloom.RedisBloomFilter` with the same layout would set. Memory:
     ``layout.total_bits`` bytes (one byte per bit, for speed).
     """
 

@@ -32,7 +32,7 @@ mod ``num_buckets`` (the multiplier both RedisBloom and the reference implementa
 ``num_buckets`` is a power of two, which makes ``i1 = i2 xor H(fp)`` hold both ways.
 RedisBloom's ``CF.*`` (its sizing, and the same filter with its own rules on top) is
 :mod:`setlab.models.redisbloom_cuckoo`; the commands that talk to the module are in
-:mod:`setlab.lab.cuckoo_runs`.
+:mod:`setlab.lab.runs.cuckoo`.
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ def model_fill(
     """RedisBloom's ``CF.RESERVE key 2^log_slots BUCKETSIZE b MAXITERATIONS n EXPANSION 0``
     given values of ``stream`` until the failed inserts reach ``share`` of the attempts (or
     every slot had an attempt), replayed by the bit-exact model. The module gives the same
-    marks (``tests/lab/test_cuckoo_walls.py`` checks it on a live server)."""
+    marks (``tests/lab/full_scale/test_cuckoo_walls.py`` checks it on a live server)."""
     log_slots = check_int("log_slots", log_slots, 2, 30)
     cf = RedisBloomCuckoo(2**log_slots, bucket_size, max_iterations, expansion=0)
     counter = MarkCounter(cf.num_buckets * cf.bucket_size, share)

@@ -3,7 +3,7 @@
 Seed 002 (§8) loaded 8 × 10^8 openids × 10 hashes into 2^17 Redis strings of 2^17 bits and took
 about 20 hours. This module builds the same filter in process memory, one bit per bit (the
 :class:`setlab.models.bloom_sim.BloomSimulator` spends a byte per bit, 16 GiB at this size), so
-that :mod:`setlab.lab.full_scale` can write it to Redis shard by shard with ``SET``.
+that :mod:`setlab.lab.full_scale.sharded_bloom` can write it to Redis shard by shard with ``SET``.
 
 The IDs. ID number ``i`` is ``splitmix64(i)`` (Steele, Lea & Flood, "Fast splittable
 pseudorandom number generators", OOPSLA 2014): a bijection on 64-bit integers, so IDs

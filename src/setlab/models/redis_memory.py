@@ -4,7 +4,7 @@ The model follows Redis 7.0 (``src/object.c``, ``t_set.c``, ``intset.c``, ``dict
 jemalloc 5.3 — Debian's ``redis-server`` 7.0.15 by default; pass ``allocator="bundled"``
 for Redis's own build, whose jemalloc has 24-, 40- and 56-byte classes
 (:mod:`setlab.models.allocator`) — and reuses the string model of :mod:`setlab.models.bitmap`.
-``tests/lab/test_live_redis_memory.py`` checks it against the live server's ``MEMORY USAGE key
+``tests/lab/runs/test_live_memory.py`` checks it against the live server's ``MEMORY USAGE key
 SAMPLES 0``, ``OBJECT ENCODING`` and ``GET``:
 
 * **SET as intset** (every member an integer, at most ``set-max-intset-entries``, default 512):
@@ -15,7 +15,7 @@ SAMPLES 0``, ``OBJECT ENCODING`` and ``GET``:
   sds string. ``MEMORY USAGE`` counts ``sizeof`` for the struct and the entries, not the allocator's
   rounding, so the bytes the allocator really hands out (``used_memory``) are more: see
   :attr:`KeyCost.allocated`. While a table is being rehashed incrementally the old bucket array is
-  counted too; :func:`setlab.lab.memory_runs.settle_set` finishes the rehash so the model is exact.
+  counted too; :func:`setlab.lab.runs.memory.settle_set` finishes the rehash so the model is exact.
 * **SET as listpack** exists only from Redis 7.2 (non-integer sets of at most 128 members of at
   most 64 bytes); 7.2 also stops allocating a ``dictEntry`` for a member alone in its bucket. Both
   are modelled from the 7.2 source and marked as such (``version="7.2"``); no 7.2 server was

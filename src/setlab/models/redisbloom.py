@@ -3,7 +3,8 @@
 ``BF.RESERVE key error capacity [EXPANSION e] [NONSCALING]`` creates a *chain* of Bloom filters
 (``SBChain`` in RedisBloom's ``src/sb.c``). Items go into the newest sub-filter ("link"); when it
 holds ``capacity`` items, the next add creates another. :class:`ChainLayout` computes every
-sub-filter exactly as the module does, and ``tests/lab/test_live_redisbloom.py`` checks it against
+sub-filter exactly as the module does, and ``tests/lab/runs/test_live_redisbloom.py`` checks it
+against
 ``BF.INFO`` and ``BF.DEBUG`` of redisbloom.so 2.8.2 for a grid of parameters:
 
 * sub-filter 0 holds ``capacity`` items at rate ``error × 0.5`` (``ERROR_TIGHTENING_RATIO``;
@@ -34,7 +35,7 @@ capacity and the error rate given to ``BF.RESERVE`` (``EXPANSION`` is accepted a
 ``BF.INFO`` reports the item count as "Size". That is the model seed 003 describes, not RedisBloom.
 
 This module is pure computation. The experiments that send these items to a server (``BF.RESERVE``,
-``BF.MADD``, ``BF.INFO``, the scaling and window runs) live in :mod:`setlab.lab.redisbloom_runs`.
+``BF.MADD``, ``BF.INFO``, the scaling and window runs) live in :mod:`setlab.lab.runs.redisbloom`.
 """
 
 from __future__ import annotations

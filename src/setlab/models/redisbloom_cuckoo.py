@@ -12,9 +12,10 @@ of any sub-filter, newest first; kicks happen only in the newest; ``CF.INFO`` "S
 ``40 + 16 · filters + slots`` bytes (:func:`info_size`).
 
 These two functions are the one source of RedisBloom's cuckoo sizing (the calculator uses them
-too). ``tests/lab/test_live_redisbloom.py`` checks the model against ``CF.INFO``, ``CF.SCANDUMP``
+too). ``tests/lab/runs/test_live_redisbloom.py`` checks the model against ``CF.INFO``,
+``CF.SCANDUMP``
 and
-the module's replies; the commands themselves are in :mod:`setlab.lab.cuckoo_runs`.
+the module's replies; the commands themselves are in :mod:`setlab.lab.runs.cuckoo`.
 """
 
 from __future__ import annotations

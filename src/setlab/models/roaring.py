@@ -13,7 +13,7 @@ Roaring", 2016) splits a 32-bit value into a 16-bit *key* (its chunk of 65,536 v
 The model follows CRoaring 5 as shipped in pyroaring 1.2 (``roaring_array.c``,
 ``containers/convert.c``) and is checked exactly against pyroaring's ``get_statistics()`` and
 the length of ``serialize()`` (the portable format shared with Java and Go) in
-``tests/lab/test_roaring.py``:
+``tests/lab/runs/test_roaring.py``:
 
 * without run optimisation a chunk is an array if it has at most 4,096 values, else a bitset;
 * with it, an array becomes a run container when ``2 + 4 r < 2 c`` and a bitset when
@@ -29,7 +29,7 @@ it does not (:data:`CONTAINER_OVERHEAD_BYTES`, a model).
 
 Pure computation only: the bitmap shared through Redis (seed 000 §6's read-modify-write and its
 ``WATCH``/``MULTI`` fix) and the timed seven-day window are experiments, in
-:mod:`setlab.lab.roaring_redis`; the chapter's figures and claims are in
+:mod:`setlab.lab.runs.roaring`; the chapter's figures and claims are in
 :mod:`setlab.chapters.roaring_containers`.
 """
 

@@ -16,7 +16,7 @@ What this module models, for the seed's "like" bitmap keyed by content with one 
   with Java's semantics (``^`` is XOR there, and ``Math.abs(Long.MIN_VALUE)`` is negative);
   ``hash64`` is :func:`setlab.core.hashing.java_long_hash64`.
 * :func:`first_seen_ranks`: the dense ints a map id → 0, 1, 2, … hands out in first-seen order
-  (the Redis side of it, a Lua script, is :class:`setlab.lab.dense_map.DenseMap`).
+  (the Redis side of it, a Lua script, is :class:`setlab.lab.runs.dense_map.DenseMap`).
 * :class:`LeafSegments`: a simulated Leaf-segment allocator (Meituan's ``SegmentIDGenImpl``):
   a step-sized range per database round trip, a second buffer fetched after 10 % of the current
   one is used, and the ranges a restart throws away.
@@ -339,7 +339,7 @@ def abs_mod_bias(modulus: int, hash_bits: int = 64) -> ModBias:
 def first_seen_ranks(ids: Iterable[int]) -> np.ndarray:
     """The dense int each entry of ``ids`` gets from a map id → 0, 1, 2, … that assigns the next
     int to every ID it has not seen before (in order): what
-    :class:`setlab.lab.dense_map.DenseMap` hands out, computed without Redis.
+    :class:`setlab.lab.runs.dense_map.DenseMap` hands out, computed without Redis.
 
     The ints are bitmap offsets that grow with the number of distinct users, not with the
     IDs' values: the largest is ``distinct - 1``. Returns an ``int64`` array like ``ids``.

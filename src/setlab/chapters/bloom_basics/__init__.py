@@ -3,7 +3,7 @@
 Seed 002's traffic and population, the chapter's picture of a 32-bit filter, the payoff table,
 the figures (formulas of :mod:`setlab.models.bloom`, the simulator of
 :mod:`setlab.models.bloom_sim`, and two tiny deterministic experiments of
-:mod:`setlab.lab.bloom_filter` on an embedded fakeredis lab: they give the same answers on every
+:mod:`setlab.lab.runs.bloom` on an embedded fakeredis lab: they give the same answers on every
 backend) and the chapter's claims. The rates of seed 002's fixed layout come from the chapter
 nk-vs-m-saturation, which works them out.
 """
@@ -21,7 +21,7 @@ from setlab.chapters.bloom_basics import claims
 from setlab.core.hashing import murmur3_32_rows, murmur3_x64_128_rows
 from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
-from setlab.lab.bloom_filter import LookupRun, Seed004Check, openid_lookups, seed004_check
+from setlab.lab.runs.bloom import LookupRun, Seed004Check, openid_lookups, seed004_check
 from setlab.models import bitmap, bloom
 from setlab.models.bloom import format_rate
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
@@ -127,13 +127,13 @@ def _on_embedded_lab(experiment: Callable[[backend.Lab], T]) -> T:
 
 @cache
 def openid_run() -> LookupRun:
-    """:func:`setlab.lab.bloom_filter.openid_lookups` at its default size, on the embedded lab."""
+    """:func:`setlab.lab.runs.bloom.openid_lookups` at its default size, on the embedded lab."""
     return _on_embedded_lab(lambda lab: openid_lookups(lab, miss_share=SEED_002_MISS_SHARE))
 
 
 @cache
 def seed004() -> Seed004Check:
-    """Seed 004's own test (:func:`setlab.lab.bloom_filter.seed004_check`), on the embedded lab."""
+    """Seed 004's own test (:func:`setlab.lab.runs.bloom.seed004_check`), on the embedded lab."""
     return _on_embedded_lab(seed004_check)
 
 

@@ -25,9 +25,10 @@ from setlab.chapters.choosing import claims
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_bytes_si, format_count
 from setlab.core.validate import check_int
-from setlab.lab import memory_runs, reference
-from setlab.lab.memory_runs import SetMemoryReference
+from setlab.lab import reference
 from setlab.lab.reference import Measurement, beside
+from setlab.lab.runs import memory as memory_runs
+from setlab.lab.runs.memory import SetMemoryReference
 from setlab.models import bloom, redis_memory
 from setlab.models.hyperloglog import HLL_STANDARD_ERROR
 from setlab.models.ids import IDs, from_integers, set_members, texts

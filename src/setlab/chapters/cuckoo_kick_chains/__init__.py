@@ -4,8 +4,9 @@ plots.
 Every number the page shows is a figure here, computed once: the paper's formulas and seeded fills
 of the simulator (:mod:`setlab.models.cuckoo`, 2^15 slots), RedisBloom's ``CF.*`` from its
 bit-exact model (:mod:`setlab.models.redisbloom_cuckoo`) and from the stored reference runs of the
-module (:class:`setlab.lab.redisbloom_reference.RedisBloomReference`,
-:class:`setlab.lab.cuckoo_walls.CuckooWallsReference`). The page may draw its plots at another
+module (:class:`setlab.lab.runs.redisbloom_reference.RedisBloomReference`,
+:class:`setlab.lab.full_scale.cuckoo_walls.CuckooWallsReference`). The page may draw its plots at
+another
 ``SETLAB_SCALE`` (``log_slots`` arguments); the figures stay those of the stored sizes.
 
 One figure, one statement: the load at a first failure is a random event, so every figure that
@@ -26,11 +27,11 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from setlab.chapters.cuckoo_kick_chains import claims, walls
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_count
-from setlab.lab import cuckoo_runs
 from setlab.lab.backend import Lab
-from setlab.lab.cuckoo_runs import CuckooFill
-from setlab.lab.redisbloom_reference import RedisBloomReference
 from setlab.lab.reference import Measurement, beside
+from setlab.lab.runs import cuckoo as cuckoo_runs
+from setlab.lab.runs.cuckoo import CuckooFill
+from setlab.lab.runs.redisbloom_reference import RedisBloomReference
 from setlab.models import bloom, cuckoo
 from setlab.models.bloom import format_rate
 from setlab.models.cuckoo import CuckooFilter, FillRecord, KickDemo

@@ -4,7 +4,8 @@ figure that shows the spread.
 The load at a cuckoo filter's first failed insert depends on the table's size and on the item
 stream, so the chapter quotes it as a median and a range over streams at a stated size
 (:data:`AT_LOG_SLOTS`), read from the stored run of RedisBloom's module
-(:class:`setlab.lab.cuckoo_walls.CuckooWallsReference`, ``reference/measure_cuckoo_walls.py``), with
+(:class:`setlab.lab.full_scale.cuckoo_walls.CuckooWallsReference`,
+``reference/measure_cuckoo_walls.py``), with
 the paper's rules (random victims, 16-bit fingerprints) simulated beside it at small sizes. The
 chapter module (:mod:`setlab.chapters.cuckoo_kick_chains`) registers the figures.
 """
@@ -18,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from setlab.core.figure_cache import kept
-from setlab.lab.cuckoo_walls import CuckooWallsReference, WallFill, stored
+from setlab.lab.full_scale.cuckoo_walls import CuckooWallsReference, WallFill, stored
 from setlab.models import cuckoo
 from setlab.models.cuckoo_walls import Spread, simulated_first_failure
 from setlab.render.plots import PALETTE, describe, new_figure

@@ -3,7 +3,7 @@
 Every number the page shows is a figure here, computed once: from the model
 (:mod:`setlab.models.hyperloglog`, Redis 7.0's HyperLogLog bit for bit, on a key named ``k``),
 from seeded simulations, and from the stored reference run
-(:class:`setlab.lab.hll_runs.HyperLogLogReference`). What a live server measures on this run
+(:class:`setlab.lab.runs.hyperloglog.HyperLogLogReference`). What a live server measures on this run
 is shown by the page beside them, labelled, never instead of them.
 """
 
@@ -21,7 +21,7 @@ from setlab.chapters.hyperloglog import claims
 from setlab.core.figure_cache import kept
 from setlab.core.hashing import murmur64a, murmur64a_rows
 from setlab.core.units import format_bytes
-from setlab.lab.hll_runs import HllGrowthRow, HyperLogLogReference, WeekResult, ZeroReplies
+from setlab.lab.runs.hyperloglog import HllGrowthRow, HyperLogLogReference, WeekResult, ZeroReplies
 from setlab.models import hyperloglog as hll
 from setlab.models.redis_memory import as_bytes
 from setlab.render.claims import Figures

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from setlab.chapters.nk_vs_m_saturation import claims
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_count
-from setlab.lab.redisbloom_full_scale import FullScale003, FullScaleRow
+from setlab.lab.full_scale.redisbloom import FullScale003, FullScaleRow
 from setlab.models import bloom, bloom_sim
 from setlab.models.bloom import LN2, format_rate
 from setlab.models.redisbloom import ChainLayout

@@ -1,6 +1,7 @@
 """Chapter "One slow command stalls everyone": its seed figures, claims and plots.
 
-Timings come from the stored reference run (:class:`setlab.lab.stalls.StallsReference`), cluster
+Timings come from the stored reference run (:class:`setlab.lab.runs.stalls.StallsReference`),
+cluster
 shares from the routing simulation (:mod:`setlab.models.like_workload`), so the page reads the
 same on every backend; what a live server measures on this run is glued beside them by the page
 under ``live-`` names.
@@ -15,9 +16,9 @@ from matplotlib.figure import Figure
 
 from setlab.chapters.one_slow_command import claims
 from setlab.core.units import format_bytes, format_duration
-from setlab.lab.housekeeping import EVICTION_LIMIT, SMALL_KEYS, HousekeepingReference
+from setlab.lab.full_scale.housekeeping import EVICTION_LIMIT, SMALL_KEYS, HousekeepingReference
 from setlab.lab.reference import Measurement, beside
-from setlab.lab.stalls import (
+from setlab.lab.runs.stalls import (
     DeleteRow,
     ForkRow,
     KeysRow,

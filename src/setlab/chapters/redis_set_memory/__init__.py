@@ -3,7 +3,7 @@
 Every number the page shows is a figure here, computed once: memory from the model
 (:mod:`setlab.models.redis_memory`, exact against ``MEMORY USAGE`` on Redis 7.0.15 / jemalloc
 5.3) and measurements from the stored reference run
-(:class:`setlab.lab.memory_runs.SetMemoryReference`). What a live server measures on this run
+(:class:`setlab.lab.runs.memory.SetMemoryReference`). What a live server measures on this run
 is printed by the page with its label, beside them, never instead of them.
 """
 
@@ -18,7 +18,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from setlab.chapters.redis_set_memory import claims
 from setlab.core.units import format_bytes
-from setlab.lab.memory_runs import (
+from setlab.lab.runs.memory import (
     BigSetRow,
     GrowthRow,
     Seed004Row,

@@ -2,7 +2,7 @@
 
 Every number the chapter's prose and verdict table show is a figure on :data:`FIGURES`,
 computed once from :mod:`setlab.models.roaring` (and the other models) or from the stored
-reference run (:class:`setlab.lab.roaring_redis.RoaringReference`). What a live server measures
+reference run (:class:`setlab.lab.runs.roaring.RoaringReference`). What a live server measures
 on this run comes from :func:`contention_measurement` and :func:`window_measurement`, which
 return the reference run's record, labelled as such, where the backend cannot measure.
 """
@@ -23,7 +23,7 @@ from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_bytes_si, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, live_or_reference
-from setlab.lab.roaring_redis import (
+from setlab.lab.runs.roaring import (
     METHODS,
     Contention,
     RoaringReference,

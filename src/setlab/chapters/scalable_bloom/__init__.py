@@ -3,7 +3,7 @@ and plots.
 
 Every number the page shows is a figure here, computed once: layouts from the exact model of
 RedisBloom 2.8 (:mod:`setlab.models.redisbloom`), measurements from the stored reference run
-(:class:`setlab.lab.redisbloom_reference.RedisBloomReference`), the rebuild from a seeded
+(:class:`setlab.lab.runs.redisbloom_reference.RedisBloomReference`), the rebuild from a seeded
 simulation at the reference run's load rate, and fakeredis's equal layers from a small seeded run
 on the embedded backend (deterministic, on every backend). What a live server measures on this
 run is glued by the page beside them, under ``live-`` names.
@@ -21,11 +21,11 @@ from matplotlib.figure import Figure
 from setlab.chapters.scalable_bloom import claims
 from setlab.chapters.scalable_bloom import full_scale as scalable_bloom_full_scale
 from setlab.core.units import format_bytes, format_count, format_duration
-from setlab.lab import redisbloom_runs as runs
 from setlab.lab.backend import Lab, connect
-from setlab.lab.redisbloom_reference import RedisBloomReference
-from setlab.lab.redisbloom_runs import RoaringWindow, ScalingRow, WindowRun
 from setlab.lab.reference import Measurement, beside
+from setlab.lab.runs import redisbloom as runs
+from setlab.lab.runs.redisbloom import RoaringWindow, ScalingRow, WindowRun
+from setlab.lab.runs.redisbloom_reference import RedisBloomReference
 from setlab.models import bloom
 from setlab.models.bloom import format_rate
 from setlab.models.redisbloom import (

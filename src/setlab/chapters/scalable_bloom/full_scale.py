@@ -1,5 +1,5 @@
 """Seed 003 at full scale for the chapter "Scalable Bloom filters": the stored run of
-``reference/measure_full_scale_003.py`` (:class:`setlab.lab.redisbloom_full_scale.FullScale003`) as
+``reference/measure_full_scale_003.py`` (:class:`setlab.lab.full_scale.redisbloom.FullScale003`) as
 the chapter's figures and a table, beside the seed's 137 MiB and 1 %.
 
 Registered on :data:`setlab.chapters.scalable_bloom.FIGURES` by :func:`register` (called once, at
@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 
 from setlab.core.units import format_bytes, format_count, format_duration
-from setlab.lab.redisbloom_full_scale import CONFIGS, FullScale003, FullScaleRow
+from setlab.lab.full_scale.redisbloom import CONFIGS, FullScale003, FullScaleRow
 from setlab.models.bloom import format_rate
 from setlab.render.claims import Figures
 

@@ -2,7 +2,7 @@
 
 Every number the page shows is a figure here, computed once: memory from the model
 (:mod:`setlab.models.bitmap`, exact against ``MEMORY USAGE`` on Redis 7.0.15 / jemalloc 5.3) and
-timings from the stored reference run (:class:`setlab.lab.setbit.SetbitReference`). What a live
+timings from the stored reference run (:class:`setlab.lab.runs.setbit.SetbitReference`). What a live
 server measures on this run is glued by the page beside them, under ``live-`` names.
 """
 
@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from setlab.chapters.setbit_offset import claims
 from setlab.core.units import format_bytes, format_duration
 from setlab.lab.reference import Measurement, beside
-from setlab.lab.setbit import (
+from setlab.lab.runs.setbit import (
     SEED_000_SEQUENCE,
     OffsetSummary,
     SequenceStep,

@@ -3,7 +3,7 @@
 Seed 003's 8000 per-campaign filters and the campaign model that reproduces them, the spread of
 shard loads in seed 002's layout (:func:`setlab.models.bloom.sharded_fpr`,
 :func:`~setlab.models.bloom.worst_shard_load`), the stored bulk-load run
-(:class:`setlab.lab.bulk_load.BulkLoadReference`), the chapter's figures and its claims. Every
+(:class:`setlab.lab.runs.bulk_load.BulkLoadReference`), the chapter's figures and its claims. Every
 figure is a formula, a seeded model or the stored reference run, so the page reads the same on
 every backend; what this run measures live is shown beside it, labelled.
 """
@@ -19,12 +19,12 @@ from matplotlib.figure import Figure
 
 from setlab.chapters.sharded_bloom import claims
 from setlab.core.units import format_bytes, format_bytes_si, format_count, format_duration
-from setlab.lab import loading
-from setlab.lab.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
-from setlab.lab.full_scale import FullScaleReference
-from setlab.lab.mass_insertion import MassInsertionReference, PipeRow
-from setlab.lab.peers import PeerRow, PeersReference
-from setlab.lab.phpredis import PhpredisReference
+from setlab.lab.full_scale.mass_insertion import MassInsertionReference, PipeRow
+from setlab.lab.full_scale.peers import PeerRow, PeersReference
+from setlab.lab.full_scale.phpredis import PhpredisReference
+from setlab.lab.full_scale.sharded_bloom import FullScaleReference
+from setlab.lab.runs.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
+from setlab.lab.wire import loading
 from setlab.models import bitmap, bloom, packed_bloom
 from setlab.models.seeds import SEED_002_BITS, SEED_002_FIX_CONTAINERS, SEED_002_FIX_K
 from setlab.models.seeds import SEED_002_ITEMS as SEED_002_REAL

@@ -23,8 +23,8 @@ from setlab.core.hashing import java_long_hash64
 from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
 from setlab.lab.backend import Lab
-from setlab.lab.dense_map import DenseMap, DenseMapReference, MapMemory, measure_map_memory
 from setlab.lab.reference import Measurement, live_or_reference
+from setlab.lab.runs.dense_map import DenseMap, DenseMapReference, MapMemory, measure_map_memory
 from setlab.models import bitmap
 from setlab.models.hashed_offsets import colliding_fraction, rank_correlation
 from setlab.models.snowflake import (

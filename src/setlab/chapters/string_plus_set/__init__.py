@@ -2,7 +2,7 @@
 
 Memory figures come from the models (:mod:`setlab.models.redis_memory`, exact against ``MEMORY
 USAGE`` on Redis 7.0.15 / jemalloc 5.3, and :mod:`setlab.models.bitmap`); the race and the
-missing-key reply come from a tiny deterministic run of :mod:`setlab.lab.like_service` on an
+missing-key reply come from a tiny deterministic run of :mod:`setlab.lab.runs.like_service` on an
 embedded fakeredis, so the page reads the same on every backend.
 """
 
@@ -16,10 +16,12 @@ import numpy as np
 
 from setlab.chapters.string_plus_set import claims
 from setlab.core.units import format_bytes
-from setlab.lab import backend, like_service, memory_runs, reference
+from setlab.lab import backend, reference
 from setlab.lab.backend import Lab
-from setlab.lab.memory_runs import SetMemoryReference
 from setlab.lab.reference import Measurement, beside
+from setlab.lab.runs import like_service
+from setlab.lab.runs import memory as memory_runs
+from setlab.lab.runs.memory import SetMemoryReference
 from setlab.models import bitmap, redis_memory
 from setlab.render.claims import Figures
 
@@ -46,7 +48,7 @@ def sample_post_ids(rng: np.random.Generator, count: int = SAMPLE_LIKES) -> list
 
 
 def sample_user_key() -> str:
-    """The sample user's set key as the page's :class:`~setlab.lab.like_service.LikeService`
+    """The sample user's set key as the page's :class:`~setlab.lab.runs.like_service.LikeService`
     names it (user 99), in the chapter's namespace without a classroom user: the figures price
     the same key for every reader."""
     lab = dataclasses.replace(_embedded_lab(), namespace=backend.namespace_for("string-plus-set"))

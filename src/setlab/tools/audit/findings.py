@@ -320,10 +320,10 @@ def _big(info: KeyInfo) -> list[Finding]:
 def del_ms(kind: str, size: int, command: str = "del") -> tuple[float, str]:
     """How long ``command`` ("del" or "unlink") of a ``kind`` ("string": ``size`` bytes; "set":
     ``size`` members, standing for any collection) blocks Redis, ms, and how that was found:
-    the stored stall run (:class:`setlab.lab.stalls.StallsReference`), log–log between its
+    the stored stall run (:class:`setlab.lab.runs.stalls.StallsReference`), log–log between its
     sizes, proportional past its largest."""
     from setlab.core.interpolation import interpolate
-    from setlab.lab.stalls import StallsReference
+    from setlab.lab.runs.stalls import StallsReference
 
     rows = StallsReference.load().deletes
     points = sorted((r.size, r.server_ms) for r in rows if r.kind == kind and r.command == command)

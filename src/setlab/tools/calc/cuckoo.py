@@ -114,9 +114,9 @@ def _redisbloom_cuckoo_wall(
     """Load at which RedisBloom first answered "full" (``EXPANSION 0``): median and range over
     the streams of the stored run at the measured table size nearest ``slots`` (it depends on
     the size), and that size as log2 slots
-    (:class:`setlab.lab.cuckoo_walls.CuckooWallsReference`, package data); None for a
+    (:class:`setlab.lab.full_scale.cuckoo_walls.CuckooWallsReference`, package data); None for a
     configuration the run did not measure."""
-    from setlab.lab.cuckoo_walls import stored
+    from setlab.lab.full_scale.cuckoo_walls import stored
 
     sizes = stored().sizes()
     at = min(sizes, key=lambda k: abs(k - math.log2(slots)))

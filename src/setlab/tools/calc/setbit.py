@@ -2,7 +2,7 @@
 (:mod:`setlab.models.bitmap`), and how long the stored reference run took to write it.
 
 The time is the reference run's median time inside Redis (``INFO commandstats``) at the measured
-offsets (:class:`setlab.lab.setbit.SetbitReference`), interpolated linearly in log–log space
+offsets (:class:`setlab.lab.runs.setbit.SetbitReference`), interpolated linearly in log–log space
 between them (:func:`setlab.core.interpolation.interpolate`, the same lookup the book's widget
 runs): a stored measurement, never this machine's."""
 
@@ -18,7 +18,7 @@ from setlab.tools.calc.report import Report
 @cache
 def reference_points() -> tuple[tuple[float, ...], tuple[float, ...], str]:
     """(offsets, median ms inside Redis, the run's label) of the stored reference run."""
-    from setlab.lab.setbit import SetbitReference
+    from setlab.lab.runs.setbit import SetbitReference
 
     ref = SetbitReference.load()
     rows = [s for s in ref.summaries() if s.server_us is not None and s.server_us > 0]
