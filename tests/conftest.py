@@ -38,8 +38,8 @@ BOOK_TIMEOUT_S = 3600
 #: order the embedded and live builds (and then a Binder install, since replaced by pip's
 #: resolver) ran one after the other on one worker, which ended 170 s after the others.
 FIRST = (
-    "tests/site/test_book.py::test_book_builds_on_the_embedded_backend",
-    "tests/site/test_book.py::test_book_builds_on_live_redis",
+    "tests/book/test_book.py::test_book_builds_on_the_embedded_backend",
+    "tests/book/test_book.py::test_book_builds_on_live_redis",
 )
 #: Modules whose module-scoped fixture is dear (a server, a three-master cluster, a wheel built
 #: and installed, every page visited in four views): ``make test``'s ``--dist loadgroup`` runs
@@ -56,7 +56,7 @@ ONE_WORKER = frozenset(
         "tests/lab/test_live_cluster.py",
         "tests/lab/runs/test_live_cluster_bloom.py",
         "tests/lab/test_live_versions.py",
-        "tests/site/test_wheel.py",
+        "tests/book/test_wheel.py",
     }
 )
 
@@ -134,7 +134,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 #: stop 43): handed out first in their part, so the short ones fill the end of the run
 SITE_LONGEST = (
     "tests/browser/test_site.py::",  # 158 s: every page visited in four views
-    "tests/site/test_notebooks.py::test_a_downloaded_chapter_runs_in_a_fresh_jupyter",  # 50 s
+    "tests/book/test_notebooks.py::test_a_downloaded_chapter_runs_in_a_fresh_jupyter",  # 50 s
     "tests/browser/test_jupyterlab.py::",  # 57 s, two tests
     "tests/browser/test_widgets_filters_density_browser.py::test_screenshots",  # 37 s
     "tests/browser/test_site_exercises.py::test_no_answer_is_visible",  # 26 s

@@ -84,7 +84,7 @@ def build_wheel(root: Path = ROOT) -> tuple[str, bytes]:
     The build is reproducible (``SOURCE_DATE_EPOCH``), so a wheel is built once per digest of
     what goes into it and kept in ``_build/.cache/wheel`` (6.5 s a build; a test run builds the
     book and its small test books a dozen times). Returns (file name, bytes); the tests install
-    the same wheel (``tests/site/test_wheel.py``).
+    the same wheel (``tests/book/test_wheel.py``).
     """
     from setlab.core.fingerprint import tree_digest
 

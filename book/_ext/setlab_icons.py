@@ -6,7 +6,7 @@ icon of its own, and the theme's stylesheet already draws every Font Awesome ico
 webfont it ships (``vendor/fontawesome/webfonts/fa-solid-900.woff2``, 153 KB, loaded only when a
 page shows an icon). So this extension overrides the theme's ``static/webpack-macros.html`` with
 ``book/_ext/templates/static/webpack-macros.html`` — the theme's own file without that one
-``<script>`` (``tests/site/test_page_assets.py`` checks it still equals the installed theme's
+``<script>`` (``tests/book/test_page_assets.py`` checks it still equals the installed theme's
 file otherwise) — and leaves the script out of the built site.
 """
 

@@ -1,6 +1,6 @@
 """The front door's decision card (book/index.md) and the printable handout (book/handout.md).
 
-The card's numbers are figures of setlab.site.front_door (tests/chapters/test_registry.py
+The card's numbers are figures of setlab.site.front_door (tests/site/test_registry.py
 checks that
 both pages glue only those). Here: each row links the chapter of the structure the advisor picks;
 the measured errors agree with the theory they measure (Bloom's rate formula, HyperLogLog's

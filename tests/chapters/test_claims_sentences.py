@@ -5,7 +5,7 @@ References: the stored reference runs read here as raw JSON (not through setlab'
 records), fakeredis as a second implementation of the commands' semantics, pyroaring for
 Roaring's containers, numpy draws for the birthday counts, and arithmetic from the seeds' own
 formulas. A restatement must read like the claim it restates: same verdict (or a reason why
-not) and the same computed figure (tests/chapters/test_seed_sentences.py checks the figure).
+not) and the same computed figure (tests/site/test_seed_sentences.py checks the figure).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ row that states two figures, its own entries), a claim of the same seed whose wo
 figure" and verdict are that sentence's and no other's. Where the book deliberately does not
 judge a sentence, its entry carries :attr:`~setlab.render.claims.Verdict.NOT_JUDGED` and the
 reason. A sentence may also name claims of other sentences that bear on it (``also``: the time
-column of seed 000's §3.2 table judges five rows at once). ``tests/chapters/test_seed_sentences.py``
+column of seed 000's §3.2 table judges five rows at once). ``tests/site/test_seed_sentences.py``
 checks both directions: every sentence has entries of its own, no entry belongs to two
 sentences, and every registered claim is some sentence's entry or bears on one.
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from setlab.site import glossary
-from tests.site.test_book import ROOT
+from tests.book.test_book import ROOT
 
 SEEDS = Path(os.environ.get("SETLAB_SEEDS") or ROOT.parent / "shared" / "seeds")
 REQUIRE_SEEDS = os.environ.get("SETLAB_REQUIRE_SEEDS", "").lower() in {"1", "true", "yes"}

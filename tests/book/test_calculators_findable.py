@@ -12,7 +12,7 @@ import pytest
 from setlab.site import calculators
 from setlab.site.calculators import CALCULATORS
 from setlab.site.registry import CHAPTERS
-from tests.site.test_book import ROOT
+from tests.book.test_book import ROOT
 
 
 def test_each_chapter_heads_its_widget_with_the_calculators_anchor():

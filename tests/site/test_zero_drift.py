@@ -1,6 +1,6 @@
 """Zero drift: a figure a chapter's prose shows for a registered claim is glued, never typed.
 
-tests/chapters/test_registry.py already proves that every ``{glue:…}`` role names a figure of the
+tests/site/test_registry.py already proves that every ``{glue:…}`` role names a figure of the
 page's
 module, that pages glue no figures of their own, and that a claim's row shows its figures' one
 value. What it cannot see is a figure *typed* into the prose ("the key is 14 KiB once dense"):

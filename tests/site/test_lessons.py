@@ -8,7 +8,7 @@ import re
 import pytest
 
 from setlab.site import lessons, registry
-from tests.site.test_book import ROOT
+from tests.book.test_book import ROOT
 
 
 def _chapters() -> list[str]:
