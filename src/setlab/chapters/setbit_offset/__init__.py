@@ -13,15 +13,19 @@ from functools import cache
 
 from matplotlib.figure import Figure
 
+from setlab.chapters import open_page
 from setlab.chapters.setbit_offset import claims
 from setlab.core.units import format_bytes, format_duration
-from setlab.lab.reference import Measurement, beside
+from setlab.lab.backend import Lab
+from setlab.lab.reference import Measurement, beside, live_or_reference
 from setlab.lab.runs.setbit import (
     SEED_000_SEQUENCE,
     OffsetSummary,
     SequenceStep,
     SetbitReference,
     StallTimeline,
+    median_by_offset,
+    sweep_first_writes,
 )
 from setlab.models import bitmap
 from setlab.render.claims import Figures
@@ -37,10 +41,30 @@ HASHED_OFFSET = 2**31
 BREAKDOWN_OFFSETS = (100, 10**6, 10**9, bitmap.MAX_OFFSET)
 
 
+#: The first-write sweep's offsets: 12, log-spaced from 1,000 to the largest.
+SWEEP_OFFSETS = bitmap.log_spaced_offsets(1_000, bitmap.MAX_OFFSET, 12)
+
+
+def start() -> Lab:
+    """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
+    return open_page(FIGURES)
+
+
 @cache
 def reference() -> SetbitReference:
     """The stored first-write run (read once)."""
     return SetbitReference.load()
+
+
+def first_write_sweep(lab: Lab) -> Measurement[list[OffsetSummary]]:
+    """A first ``SETBIT`` at each of :data:`SWEEP_OFFSETS`, the median per offset: measured on
+    the lab's server where it can, else the stored run's medians (labelled either way)."""
+    return live_or_reference(
+        lab,
+        lambda lab: median_by_offset(sweep_first_writes(lab, SWEEP_OFFSETS)),
+        reference().summaries,
+        run_info=reference().run,
+    )
 
 
 def _top() -> OffsetSummary:

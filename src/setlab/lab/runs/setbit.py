@@ -386,6 +386,30 @@ def stall_timeline(lab: Lab, offset: int = bitmap.MAX_OFFSET) -> StallTimeline:
     return StallTimeline.from_probe(probe_first_setbit(lab, offset))
 
 
+def setbit_past_the_limit(
+    lab: Lab, key: str, offset: int = 2**32, max_bulk_bytes: int = 2**30
+) -> tuple[int, int] | None:
+    """A first ``SETBIT key offset 1`` past the 2^32 − 1 limit, let through by raising
+    ``proto-max-bulk-len`` to ``max_bulk_bytes`` for the one write (Redis 7.0 checks the offset
+    against that setting, ``t_string.c`` ``getBitOffsetFromArgument``): the string's ``STRLEN``
+    and ``MEMORY USAGE`` (bytes) of ``key`` (a name from ``lab.key``), then the key is deleted
+    and the setting put back.
+
+    Changes a server setting, so it runs only on a private server setlab started (None
+    elsewhere, and on the embedded fakeredis)."""
+    if not (lab.is_real and lab.owns_server and lab.server is not None):
+        return None
+    r = lab.r
+    before = r.config_get("proto-max-bulk-len")["proto-max-bulk-len"]
+    r.config_set("proto-max-bulk-len", max_bulk_bytes)
+    try:
+        r.setbit(key, offset, 1)
+        return int(r.strlen(key)), int(r.memory_usage(key, samples=0))
+    finally:
+        r.unlink(key)
+        r.config_set("proto-max-bulk-len", before)
+
+
 # -- the stored reference run -----------------------------------------------------------------
 
 
