@@ -4,6 +4,8 @@
   a page imports it as ``chapter``.
 - ``claims``: every claim it judges, its own and those of single seed sentences, in the order
   the seeds make them (registered on ``FIGURES`` by the last line of ``__init__``).
+- ``notes``: its :class:`InstructorNotes` (what to demo live, where learners stumble), which the
+  instructor guide and the deck's speaker notes read.
 - ``plots``, ``widget``: the pictures only it draws and its in-page calculator, where it has them
   (and ``walls``, ``full_scale``: a split-off experiment).
 
@@ -17,11 +19,21 @@ with what its reader must know before the first number (the stored run its figur
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from setlab.lab.backend import Lab
     from setlab.render.claims import Figures
+
+
+@dataclass(frozen=True)
+class InstructorNotes:
+    """What an instructor needs beside a chapter (Carpentries' instructor notes): its timing
+    checkpoints are not written here but estimated from the page (:mod:`setlab.site.lessons`)."""
+
+    demo: str  #: what to run live, in front of the room
+    stumbles: tuple[str, ...]  #: where learners go wrong, and what to say
 
 
 def open_page(figures: Figures, *notes: str) -> Lab:
