@@ -15,6 +15,11 @@ column of seed 000's §3.2 table judges five rows at once). ``tests/site/test_se
 checks both directions: every sentence has entries of its own, no entry belongs to two
 sentences, and every registered claim is some sentence's entry or bears on one.
 
+The enumeration is one module, not a part of each chapter, because it follows the seeds, not
+the book: its order is the seeds' own (the errata and every verdict table sort claims by the
+sentence that first says them, :func:`setlab.site.registry.seed_order`), and four sentences are
+judged by two chapters each (seed 000 §7.5 twice, seed 002 §7, seed 003's selection table).
+
 Sections follow the registry's naming (``§3.2`` for seed 000's numbered sections, ``坑一`` for
 seed 003's headings, ``intro`` for text before the first heading). The seed texts are not
 part of the repository; the quotes here are what the book checks (the tests compare them with
