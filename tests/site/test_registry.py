@@ -13,6 +13,8 @@ How the rule is kept (see setlab.render.claims):
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -146,7 +148,10 @@ def test_a_chapter_shows_its_verdicts_from_the_registry(slug):
 def test_a_chapter_glues_figures_only_from_its_module(slug):
     text = _page(slug)
     figures = registry.figures(slug)
-    assert "FIGURES.glue()" in text, "the page must glue its module's figures"
+    # the page opens with its module's start(), which glues the module's figures
+    assert "lab = chapter.start()" in text, "the page must open with its module's start()"
+    module = importlib.import_module("setlab.chapters." + slug.replace("-", "_"))
+    assert "open_page(FIGURES" in inspect.getsource(module.start)
     own = {name for name in _glued_in_page(text) if not name.startswith("live-")}
     assert own == set(), f"{slug} glues figures of its own instead of its module's: {own}"
     shown = set(_ROLE.findall(text)) | set(_DIRECTIVE.findall(text))
