@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from setlab.core.hashing import SPLITMIX64_MUL1, SPLITMIX64_MUL2
 from setlab.core.validate import check_int
 from setlab.core.validate import check_probability as _probability
 from setlab.models.cuckoo import CuckooFilter
@@ -54,9 +55,9 @@ def stream_values(stream: int, start: int, count: int) -> np.ndarray:
     count = check_int("count", count, 0, 2**INDEX_BITS - start)
     x = np.arange(start, start + count, dtype=np.uint64) | np.uint64(stream << INDEX_BITS)
     x ^= x >> np.uint64(30)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x *= SPLITMIX64_MUL1
     x ^= x >> np.uint64(27)
-    x *= np.uint64(0x94D049BB133111EB)
+    x *= SPLITMIX64_MUL2
     x ^= x >> np.uint64(31)
     return x
 
