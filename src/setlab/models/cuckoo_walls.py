@@ -33,8 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setlab.core.hashing import SPLITMIX64_MUL1, SPLITMIX64_MUL2
-from setlab.core.validate import check_int
-from setlab.core.validate import check_probability as _probability
+from setlab.core.validate import check_int, check_probability
 from setlab.models.cuckoo import CuckooFilter
 from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
 
@@ -102,7 +101,7 @@ class MarkCounter:
 
     def __init__(self, slots: int, share: float) -> None:
         self.slots = check_int("slots", slots, 1)
-        self.share = _probability("share", share)
+        self.share = check_probability("share", share)
         self.attempts = self.failures = 0
         self.first_fail_at: int | None = None
         self.reach_at: int | None = None
