@@ -1,5 +1,5 @@
-"""The package's layers: imports only point down, no chapter imports another, and the pure
-models stay pure.
+"""The package's layers: imports only point down, no chapter imports another, no two modules
+import each other (no circle, in any package at any depth), and the pure models stay pure.
 
 The contracts live in pyproject.toml (``[tool.importlinter]``); import-linter checks them on the
 real package here, and on copies with one forbidden import added, to prove each check can fail.
@@ -34,7 +34,7 @@ def _lint(src: Path) -> subprocess.CompletedProcess:
 def test_the_layer_contract_holds():
     result = _lint(ROOT / "src")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 kept, 0 broken" in result.stdout
+    assert "4 kept, 0 broken" in result.stdout
 
 
 def _planted(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess:
@@ -99,6 +99,34 @@ def test_the_lab_rooms_contract_fails_on_an_import_up_or_across(tmp_path, module
     assert result.returncode != 0
     assert "setlab.lab is in rooms" in result.stdout and "BROKEN" in result.stdout
     assert arrow in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "package", "pair"),
+    [
+        (  # packed_bloom imports bloom_sim: two modules of one layer, which no layer forbids
+            "models/bloom_sim.py",
+            "from setlab.models import packed_bloom",
+            "setlab.models",
+            {".bloom_sim", ".packed_bloom"},
+        ),
+        (  # findings imports patterns, two levels below the package's top
+            "tools/audit/patterns.py",
+            "from setlab.tools.audit import findings",
+            "setlab.tools.audit",
+            {".findings", ".patterns"},
+        ),
+    ],
+)
+def test_the_circle_contract_fails_on_two_modules_importing_each_other(
+    tmp_path, module, line, package, pair
+):
+    result = _planted(tmp_path, module, line)
+    assert result.returncode != 0
+    assert "no import circle anywhere in setlab BROKEN" in result.stdout
+    assert f"No cycles are allowed in {package}." in result.stdout
+    a, b = sorted(pair)
+    assert f"- {a} -> {b} (" in result.stdout or f"- {b} -> {a} (" in result.stdout
 
 
 def test_the_lab_rooms_contract_fails_on_a_module_without_a_place(tmp_path):

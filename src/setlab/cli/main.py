@@ -5,15 +5,17 @@
   (engines in :mod:`setlab.tools.calc`; numbers read by :mod:`setlab.core.quantities`);
 * ``setlab advise FILE`` — read IDs (:mod:`setlab.models.ids`), histogram them
   (:mod:`setlab.tools.analysis`), price every structure for them and recommend one
-  (:mod:`setlab.tools.advise`);
+  (:mod:`setlab.tools.advise`; string IDs: :mod:`setlab.tools.advise_strings`);
+* ``setlab audit [--rdb FILE]`` — a read-only analysis of the Redis at ``REDIS_URL`` or of an
+  RDB snapshot (:mod:`setlab.tools.audit`);
 * ``setlab backend`` — which backend ``connect()`` would use here (``live`` or ``fake``), with the
   banner when ``--verbose``; the Makefile uses it to say which backend built the book, and with
   ``--check`` to stop before building on a ``REDIS_URL`` it cannot use;
 * ``setlab doctor`` — is this machine ready for the book? One line per check, with the fix;
 * ``setlab cleanup [--all-mine]`` — remove what this user's stopped runs left on ``REDIS_URL``
   (:mod:`setlab.lab.expiry`);
-* ``setlab classroom start|add|monitor|remove`` — a Redis for a class, one ACL-confined user per
-  participant (:mod:`setlab.cli.classroom`).
+* ``setlab classroom start|add|monitor|kick|remove`` — a Redis for a class, one ACL-confined
+  user per participant (:mod:`setlab.cli.classroom`).
 
 Every subcommand has ``--help``; those that compute have ``--json``. Bad input exits with code 2
 and one line on stderr, never a traceback. Modules are imported when a subcommand needs them, so

@@ -12,6 +12,10 @@
   hashes over every row of an ``(n, length)`` uint8 array at once, bit-identical to ``mmh3``,
   for the Monte Carlo runs that hash millions of IDs (``mmh3`` hashes one key per call).
   Port of Austin Appleby's MurmurHash3.cpp (smhasher).
+- **SplitMix64** (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
+  OOPSLA 2014; Java's ``SplittableRandom``): its constants, which turn a counter into IDs that
+  never repeat — :func:`setlab.models.packed_bloom.splitmix64` and its compiled twin in
+  :mod:`setlab.models.packed_kernels`, and :func:`setlab.models.cuckoo_walls.stream_values`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,14 @@ MASK64 = (1 << 64) - 1
 #: MurmurHash64A's multiplier ``m`` (also the seed RedisBloom uses for a Bloom item's first hash)
 MURMUR64A_M = 0xC6A4A7935BD1E995
 _R = 47
+
+#: SplitMix64's increment (2^64 / φ, rounded to an odd integer): counter ``i`` becomes
+#: ``(i + 1) · GAMMA``
+SPLITMIX64_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+#: The two multipliers of SplitMix64's finaliser ``z ^= z >> 30; z *= MUL1; z ^= z >> 27;
+#: z *= MUL2; z ^= z >> 31`` (a bijection of 64-bit words; Stafford's "Mix13" variant)
+SPLITMIX64_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+SPLITMIX64_MUL2 = np.uint64(0x94D049BB133111EB)
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1

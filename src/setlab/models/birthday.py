@@ -36,8 +36,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-from setlab.core.validate import check_int
-from setlab.core.validate import check_probability as _check_probability
+from setlab.core.validate import check_int, check_probability
 
 #: Up to this many users the exact probability is a plain sum of ``log1p`` terms.
 _DIRECT_MAX = 1 << 22
@@ -171,7 +170,7 @@ def max_users(m: int, p: float) -> int:
     ``m`` >= 1 offsets, ``0 < p < 1``.
     """
     m = check_int("m (offsets)", m, 1)
-    p = _check_probability("p", p)
+    p = check_probability("p", p)
     guess = math.isqrt(int(2 * m * -math.log1p(-p))) + 2
     lo, hi = 1, min(m + 1, 2 * guess)  # P(lo) = 0 <= p
     while hi <= m and collision_probability(hi, m) <= p:

@@ -38,8 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from setlab.core.validate import check_int
-from setlab.core.validate import check_probability as _probability
+from setlab.core.validate import check_int, check_probability
 
 LN2 = math.log(2.0)
 #: The most bits one Redis string can hold (``proto-max-bulk-len`` 512 MiB × 8).
@@ -164,7 +163,7 @@ def optimal_m(n: float, p: float) -> int:
     Rounded up to a whole bit. ``n`` items (> 0), ``p`` a fraction in (0, 1).
     """
     n = float(_array("n", n, 1))
-    p = _probability("p", p)
+    p = check_probability("p", p)
     return math.ceil(-n * math.log(p) / LN2**2)
 
 
@@ -205,7 +204,7 @@ def capacity(m: float, p: float, k: int | None = None) -> float:
     solve ``(1 - e^(-kn/m))^k = p`` for ``n``, i.e. ``n = -(m/k) ln(1 - p^(1/k))``.
     """
     m = float(_array("m", m, 1))
-    p = _probability("p", p)
+    p = check_probability("p", p)
     if k is None:
         return m * LN2**2 / -math.log(p)
     k = check_int("k", k, 1, MAX_K)
@@ -214,7 +213,7 @@ def capacity(m: float, p: float, k: int | None = None) -> float:
 
 def bits_per_item(p: float) -> float:
     """Bits per item a Bloom filter with the best ``k`` needs at rate ``p``: ``-ln p / (ln 2)²``."""
-    return -math.log(_probability("p", p)) / LN2**2
+    return -math.log(check_probability("p", p)) / LN2**2
 
 
 def bits_per_item_lower_bound(p: float) -> float:
@@ -222,7 +221,7 @@ def bits_per_item_lower_bound(p: float) -> float:
 
     Carter, Floyd, Gill, Markowsky & Wegman (1978); a Bloom filter pays ``1/ln 2 ≈ 1.44×`` this.
     """
-    return -math.log2(_probability("p", p))
+    return -math.log2(check_probability("p", p))
 
 
 def filters_bytes(capacities: Any, p: float) -> float:
@@ -232,7 +231,7 @@ def filters_bytes(capacities: Any, p: float) -> float:
     ``ceil(-n ln p / (ln 2)^2)`` bits, rounded up to whole bytes.
     """
     caps = _array("capacities", capacities, 1)
-    p = _probability("p", p)
+    p = check_probability("p", p)
     bits = np.ceil(-caps * math.log(p) / LN2**2)
     return float(np.ceil(bits / 8).sum())
 
@@ -286,7 +285,7 @@ def worst_shard_load(n: float, shards: int, quantile: float = 0.5) -> int:
     """
     n = float(_array("n", n, 0))
     shards = check_int("shards", shards, 1)
-    quantile = _probability("quantile", quantile)
+    quantile = check_probability("quantile", quantile)
     from scipy import stats  # imported here: scipy.stats costs a second to import
 
     return int(stats.binom.ppf(quantile ** (1.0 / shards), round(n), 1.0 / shards))
@@ -307,7 +306,7 @@ def fpr_confidence_interval(hits: int, trials: int, level: float = 0.999) -> tup
     """Clopper–Pearson interval for a rate measured as ``hits`` out of ``trials`` (fractions)."""
     trials = check_int("trials", trials, 1)
     hits = check_int("hits", hits, 0, trials)
-    level = _probability("level", level)
+    level = check_probability("level", level)
     alpha = 1.0 - level
     from scipy import stats  # imported here: scipy.stats costs a second to import
 

@@ -46,8 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setlab.core.hashing import murmur64a_u64
-from setlab.core.validate import check_int
-from setlab.core.validate import check_probability as _probability
+from setlab.core.validate import check_int, check_probability
 
 #: Multiplier of the alternate-bucket hash, ``i xor (fp · 0x5bd1e995)`` (MurmurHash2's constant).
 ALT_MULTIPLIER = 0x5BD1E995
@@ -95,7 +94,7 @@ def expected_fpr(bucket_size: int, fingerprint_bits: int, load: float = 1.0) -> 
 
 def fingerprint_bits_for(error: float, bucket_size: int) -> int:
     """Smallest fingerprint for rate ``error``: ``ceil(log2(2b / error))`` bits (paper eq. 6)."""
-    error = _probability("error", error)
+    error = check_probability("error", error)
     return math.ceil(math.log2(2 * check_int("bucket_size", bucket_size, 1) / error))
 
 
@@ -445,7 +444,7 @@ class FillRecord:
     def load_at_failure_share(self, share: float) -> float:
         """Load factor at which the failed attempts, counted from the first insert, first make up
         ``share`` of all attempts so far (NaN if they never do)."""
-        share = _probability("share", share)
+        share = check_probability("share", share)
         running = np.cumsum(self.failed) / np.arange(1, self.failed.size + 1)
         where = np.flatnonzero(running >= share)
         return float(self.loads[where[0]]) if where.size else math.nan

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from setlab.core.validate import check_int
-from setlab.core.validate import check_probability as _probability
+from setlab.core.hashing import SPLITMIX64_MUL1, SPLITMIX64_MUL2
+from setlab.core.validate import check_int, check_probability
 from setlab.models.cuckoo import CuckooFilter
 from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
 
@@ -54,9 +54,9 @@ def stream_values(stream: int, start: int, count: int) -> np.ndarray:
     count = check_int("count", count, 0, 2**INDEX_BITS - start)
     x = np.arange(start, start + count, dtype=np.uint64) | np.uint64(stream << INDEX_BITS)
     x ^= x >> np.uint64(30)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x *= SPLITMIX64_MUL1
     x ^= x >> np.uint64(27)
-    x *= np.uint64(0x94D049BB133111EB)
+    x *= SPLITMIX64_MUL2
     x ^= x >> np.uint64(31)
     return x
 
@@ -101,7 +101,7 @@ class MarkCounter:
 
     def __init__(self, slots: int, share: float) -> None:
         self.slots = check_int("slots", slots, 1)
-        self.share = _probability("share", share)
+        self.share = check_probability("share", share)
         self.attempts = self.failures = 0
         self.first_fail_at: int | None = None
         self.reach_at: int | None = None

@@ -35,8 +35,7 @@ from setlab.core.hashing import (
     murmur3_32_rows,
     murmur3_x64_128_rows,
 )
-from setlab.core.validate import check_int
-from setlab.core.validate import check_probability as _check_probability
+from setlab.core.validate import check_int, check_probability
 from setlab.models.snowflake import SEED_MODULUS_INTENDED, TWITTER_EPOCH_MS
 
 IdKind = Literal["snowflake", "uuid"]
@@ -254,7 +253,7 @@ def wilson_interval(hits: int, trials: int, confidence: float = 0.95) -> tuple[f
     """
     trials = check_int("trials", trials, 1)
     hits = check_int("hits", hits, 0, trials)
-    confidence = _check_probability("confidence", confidence)
+    confidence = check_probability("confidence", confidence)
     z = _normal_quantile(0.5 + confidence / 2)
     phat = hits / trials
     denom = 1 + z * z / trials
@@ -378,7 +377,7 @@ def simulate_collisions(
         raise ValueError(f"id_kind must be 'snowflake' or 'uuid'; got {id_kind!r}")
     if hash_kind not in ("x64_128", "x86_32"):
         raise ValueError(f"hash_kind must be 'x64_128' or 'x86_32'; got {hash_kind!r}")
-    confidence = _check_probability("confidence", confidence)
+    confidence = check_probability("confidence", confidence)
     lost, shared = [], []
     batch = max(1, (1 << 21) // n)
     for start in range(0, trials, batch):

@@ -34,14 +34,12 @@ from typing import Literal
 
 import numpy as np
 
+from setlab.core.hashing import SPLITMIX64_GAMMA, SPLITMIX64_MUL1, SPLITMIX64_MUL2
 from setlab.core.validate import check_int
 from setlab.models.bloom_sim import _GOLDEN, BloomLayout
 
 Kernel = Literal["numpy", "numba"]
 KERNELS: tuple[Kernel, ...] = ("numpy", "numba")
-_SM_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_SM_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
-_SM_MUL2 = np.uint64(0x94D049BB133111EB)
 _CHUNK = 1 << 20  # IDs per numpy step: ~200 MB of temporaries at k = 10
 #: IDs per compiled step: one 512 MiB array of their words. Every step sweeps the whole filter
 #: through the cache once, so fewer, larger steps move less memory (12 at seed 002's size).
@@ -56,9 +54,9 @@ def splitmix64(counters: np.ndarray) -> np.ndarray:
     The output function of Java's ``SplittableRandom`` applied to ``(i + 1) · 0x9E3779B97F4A7C15``
     — a bijection, so distinct counters give distinct IDs.
     """
-    z = (counters.astype(np.uint64, copy=False) + np.uint64(1)) * _SM_GAMMA
-    z = (z ^ (z >> np.uint64(30))) * _SM_MUL1
-    z = (z ^ (z >> np.uint64(27))) * _SM_MUL2
+    z = (counters.astype(np.uint64, copy=False) + np.uint64(1)) * SPLITMIX64_GAMMA
+    z = (z ^ (z >> np.uint64(30))) * SPLITMIX64_MUL1
+    z = (z ^ (z >> np.uint64(27))) * SPLITMIX64_MUL2
     return z ^ (z >> np.uint64(31))
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from setlab.models.packed_bloom import _SM_GAMMA, _SM_MUL1, _SM_MUL2
+from setlab.core.hashing import SPLITMIX64_GAMMA, SPLITMIX64_MUL1, SPLITMIX64_MUL2
 
 if numba.config.THREADING_LAYER == "default":  # read when the first parallel loop runs
     numba.config.THREADING_LAYER = "forksafe"
@@ -34,9 +34,9 @@ _FMIX1, _FMIX2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
 @numba.njit(cache=True, inline="always")
 def word_of(i, m, shard_bits, width, s1, s2):  # pragma: no cover - compiled
     m64 = np.uint64(m)
-    z = (np.uint64(i) + _ONE) * _SM_GAMMA
-    z = (z ^ (z >> np.uint64(30))) * _SM_MUL1
-    z = (z ^ (z >> np.uint64(27))) * _SM_MUL2
+    z = (np.uint64(i) + _ONE) * SPLITMIX64_GAMMA
+    z = (z ^ (z >> np.uint64(30))) * SPLITMIX64_MUL1
+    z = (z ^ (z >> np.uint64(27))) * SPLITMIX64_MUL2
     z = z ^ (z >> np.uint64(31))
     h1 = z ^ s1
     h1 = (h1 ^ (h1 >> np.uint64(33))) * _FMIX1

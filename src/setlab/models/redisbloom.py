@@ -47,8 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from setlab.core.hashing import MASK64, as_uint64, murmur64a_u64
-from setlab.core.validate import check_int
-from setlab.core.validate import check_probability as _probability
+from setlab.core.validate import check_int, check_probability
 
 #: ``ERROR_TIGHTENING_RATIO`` in ``src/sb.c``: each sub-filter's rate is half the previous one's.
 TIGHTENING = 0.5
@@ -75,7 +74,7 @@ BLOOM_SEED = 0xC6A4A7935BD1E995
 def bits_per_entry(error: float) -> float:
     """``calc_bpe``: bits per entry a RedisBloom sub-filter gets at rate ``error`` (a fraction),
     ``|ln(error)| / 0.480453013918201``."""
-    return -math.log(_probability("error", error)) / LN2_SQUARED
+    return -math.log(check_probability("error", error)) / LN2_SQUARED
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,7 @@ class ChainLayout:
     nonscaling: bool = False
 
     def __post_init__(self) -> None:
-        _probability("error", self.error)
+        check_probability("error", self.error)
         check_int("capacity", self.capacity, 1, MAX_CAPACITY)
         check_int("expansion", self.expansion, 1, MAX_EXPANSION)
         if not isinstance(self.nonscaling, bool):
@@ -283,7 +282,7 @@ def seed_compound_fpr(p: float, layers: int) -> float:
 
     This is what pyprobables (hence fakeredis) does: layers of equal capacity and equal rate.
     """
-    p = _probability("p", p)
+    p = check_probability("p", p)
     return 1.0 - (1.0 - p) ** check_int("layers", layers, 1)
 
 

@@ -353,17 +353,13 @@ class Advice:
         return scale.Scale(c.memory - c.shared, n.sets, c.shared, n.server, n.server_source)  # type: ignore[operator]
 
     def text(self) -> str:
-        if self.analysis.kind == "string":
-            from setlab.tools import advise_strings
-
-            return advise_strings.render_text(self)
+        """The advice as the terminal shows it (:func:`render_text`); an advisor for another
+        kind of ID overrides it, as :class:`setlab.tools.advise_strings.StringAdvice` does."""
         return render_text(self)
 
     def as_json(self) -> dict[str, Any]:
-        if self.analysis.kind == "string":
-            from setlab.tools import advise_strings
-
-            return advise_strings.as_json(self)
+        """The analysis, the priced candidates and the pick, for ``--json``; overridden like
+        :meth:`text`."""
         a = self.analysis
         return {
             "source": a.source, "kind": a.kind, "bits": a.bits, "ids": a.ids,

@@ -9,11 +9,14 @@ members back needs the reverse map, integer to string). :func:`candidates` price
 a Redis SET of the strings (:mod:`setlab.models.redis_memory`, exact for Redis 7.0), Bloom and
 cuckoo filters at the asked rate and a HyperLogLog, from what
 :mod:`setlab.models.string_ids` read; :func:`setlab.tools.advise.recommend` picks one as it
-does for integer IDs.
+does for integer IDs, and :class:`StringAdvice` prints it (counts by length where integer IDs
+have a range and a histogram). The general advisor knows nothing of this module: the caller
+(``setlab advise``) picks the advisor by the kind of file.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from setlab.core.units import format_bytes
@@ -71,11 +74,11 @@ def candidates(s: StringIDs, needs: advise.Needs | None = None) -> list[advise.C
     ]
 
 
-def advise_strings(s: StringIDs, needs: advise.Needs | None = None) -> advise.Advice:
+def advise_strings(s: StringIDs, needs: advise.Needs | None = None) -> StringAdvice:
     """Price every candidate for the string IDs ``s`` and recommend one."""
     needs = needs or advise.Needs()
     options = candidates(s, needs)
-    return advise.Advice(s, needs, options, advise.recommend(s, options, needs))
+    return StringAdvice(s, needs, options, advise.recommend(s, options, needs))
 
 
 def _count(s: StringIDs) -> str:
@@ -122,32 +125,39 @@ def length_rows(s: StringIDs, top: int = 8) -> list[tuple[str, int, float]]:
     return rows
 
 
-def render_text(advice: advise.Advice) -> str:
-    """The advice for string IDs as the terminal shows it."""
-    s: StringIDs = advice.analysis
-    lines = [
-        f"{s.ids:,} IDs in {s.source}: strings"
-        + (f" ({s.blank_lines:,} blank lines skipped)" if s.blank_lines else ""),
-        f"  distinct  {_count(s)}; {s.duplicates:,} duplicates",
-        f"  length    {s.shortest}–{s.longest} bytes, {s.mean_length:.1f} on average",
-    ]
-    lines += [f"  note: {note}" for note in notes(s)]
-    lines.append("\nDistinct IDs by length:")
-    width = max(len(label) for label, _, _ in length_rows(s))
-    for label, count, share in length_rows(s):
-        bar = "#" * max(1, round(40 * share))
-        lines.append(f"  {label.rjust(width)}  {count:>14,}  {share:6.1%}  {bar}")
-    return "\n".join(lines) + "\n" + advise.render_candidates(advice)
+@dataclass(frozen=True)
+class StringAdvice(advise.Advice):
+    """The advice for string IDs: the analysis is a :class:`setlab.models.string_ids.StringIDs`
+    (counts by length where integer IDs have a range and a histogram)."""
 
+    analysis: StringIDs
 
-def as_json(advice: advise.Advice) -> dict[str, Any]:
-    s: StringIDs = advice.analysis
-    return {
-        "source": s.source, "kind": "string", "ids": s.ids, "blank_lines": s.blank_lines,
-        "distinct": s.distinct, "exact": s.exact, "relative_error": s.relative_error,
-        "exact_limit": s.exact_limit, "duplicates": s.duplicates,
-        "lengths": {str(n): c for n, c in s.lengths.items()},
-        "line_lengths": {str(n): c for n, c in s.line_lengths.items()},
-        "integers": s.integers, "notes": notes(s),
-        **advise.candidates_json(advice),
-    }  # fmt: skip
+    def text(self) -> str:
+        """The advice for string IDs as the terminal shows it."""
+        s = self.analysis
+        lines = [
+            f"{s.ids:,} IDs in {s.source}: strings"
+            + (f" ({s.blank_lines:,} blank lines skipped)" if s.blank_lines else ""),
+            f"  distinct  {_count(s)}; {s.duplicates:,} duplicates",
+            f"  length    {s.shortest}–{s.longest} bytes, {s.mean_length:.1f} on average",
+        ]
+        lines += [f"  note: {note}" for note in notes(s)]
+        lines.append("\nDistinct IDs by length:")
+        width = max(len(label) for label, _, _ in length_rows(s))
+        for label, count, share in length_rows(s):
+            bar = "#" * max(1, round(40 * share))
+            lines.append(f"  {label.rjust(width)}  {count:>14,}  {share:6.1%}  {bar}")
+        return "\n".join(lines) + "\n" + advise.render_candidates(self)
+
+    def as_json(self) -> dict[str, Any]:
+        """What was read, the priced candidates and the pick, for ``--json``."""
+        s = self.analysis
+        return {
+            "source": s.source, "kind": "string", "ids": s.ids, "blank_lines": s.blank_lines,
+            "distinct": s.distinct, "exact": s.exact, "relative_error": s.relative_error,
+            "exact_limit": s.exact_limit, "duplicates": s.duplicates,
+            "lengths": {str(n): c for n, c in s.lengths.items()},
+            "line_lengths": {str(n): c for n, c in s.line_lengths.items()},
+            "integers": s.integers, "notes": notes(s),
+            **advise.candidates_json(self),
+        }  # fmt: skip

@@ -20,8 +20,7 @@ import mmh3
 import numpy as np
 
 from setlab.core.progress import Progress
-from setlab.core.validate import check_int
-from setlab.core.validate import check_probability as _probability
+from setlab.core.validate import check_int, check_probability
 from setlab.lab import guard
 from setlab.lab.backend import Lab
 from setlab.models.bloom import MAX_K
@@ -253,7 +252,7 @@ def openid_lookups(
     its keys."""
     members = check_int("members", members, 1)
     lookups = check_int("lookups", lookups, 1, members)
-    miss_share = _probability("miss_share", miss_share)
+    miss_share = check_probability("miss_share", miss_share)
     rng = np.random.default_rng(seed)
     openids = [f"o{v:016x}" for v in rng.integers(0, 2**63, size=members)]
     filt = RedisBloomFilter(lab, name, BloomLayout.for_items(members, p))
