@@ -14,6 +14,8 @@ from tests.book.test_book import ROOT
 
 #: a MyST code cell: its option lines (``:tags: …``) and its source
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
+#: a cell's options as a YAML block at its top (MyST-NB: ``---`` … ``---``)
+_YAML_OPTIONS = re.compile(r"\A---\n.*?^---\n", re.S | re.M)
 _IMPORT = re.compile(r"(import|from) [\w.]+( |$)")
 FIRST_CELL_LINES = 3
 CELL_LINES = 10
@@ -21,7 +23,9 @@ CELL_LINES = 10
 
 def visible_lines(cell: str) -> list[str]:
     """The lines of a cell's source a reader reads: not blank, not a comment, not a MyST option
-    line. A call split over several lines counts every line (a long call is long)."""
+    (a ``:key: value`` line, or the ``---`` YAML block of a figure's caption). A call split over
+    several lines counts every line (a long call is long)."""
+    cell = _YAML_OPTIONS.sub("", cell)
     return [
         line
         for line in cell.splitlines()
@@ -68,8 +72,11 @@ def test_the_line_count_sees_what_a_cell_runs_and_nothing_else():
         "from a import b\nimport c\nx = f(\n    1,\n)\n```\n"
         "```python\nnot = a_cell\n```\n"
         "```{code-cell} ipython3\n" + "y = 1\n" * 11 + "```\n"
+        "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    caption: |\n      Words.\n---\n"
+        "plot()\n```\n"
     )
-    first, second = code_cells(page)
+    first, second, third = code_cells(page)
+    assert visible_lines(third) == ["plot()"]
     assert visible_lines(first) == ["from a import b", "import c", "x = f(", "    1,", ")"]
     assert logic_lines(first) == ["x = f(", "    1,", ")"]
     assert len(logic_lines(second)) == 11 > CELL_LINES
