@@ -296,11 +296,11 @@ def glued_values(
     cell glues it, counted among the chapter's code cells). ``glue`` is MyST-NB's record of the
     chapter's glued outputs (``<chapter>.glue.json`` beside the executed notebook, which no longer
     holds them). A key named in a cell's source is glued there; the others by the cell that calls
-    ``FIGURES.glue()`` (the chapter's figures, ``setlab.chapters``)."""
+    ``chapter.start()`` or ``FIGURES.glue()`` (the chapter's or the page's figures)."""
     code = [c.source for c in notebook.cells if c.cell_type == "code"]
 
     def where(key: str) -> str:
-        for needle in (f'"{key}"', f"'{key}'", "FIGURES.glue()"):
+        for needle in (f'"{key}"', f"'{key}'", "chapter.start()", "FIGURES.glue()"):
             for number, source in enumerate(code, start=1):
                 line = next((line for line in source.split("\n") if needle in line), None)
                 if line is not None:

@@ -31,7 +31,8 @@ def _check_pages(html, banner: str) -> None:
     for chapter in _chapters():
         page = (html / f"{chapter}.html").read_text()
         assert "Traceback" not in page, f"{chapter} shows a traceback"
-        if "setlab.connect(" in (ROOT / f"{chapter}.md").read_text():
+        source = (ROOT / f"{chapter}.md").read_text()
+        if "setlab.connect(" in source or "lab = chapter.start()" in source:
             assert banner in page, f"{chapter} does not say which backend it ran on"
 
 

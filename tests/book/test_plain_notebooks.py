@@ -59,7 +59,7 @@ def _convert(*cells, refs: pn.References = REFS) -> nbformat.NotebookNode:
 
 def test_a_glued_value_is_written_in_place_escaped_and_marked_with_the_cell_that_glues_it():
     out = _convert(
-        _code('glue("price", price)\nchapter.FIGURES.glue()'),
+        _code('glue("price", price)\nlab = chapter.start()'),
         _md("A filter costs {glue:text}`mem`, or {glue:text}`price`; `{glue:text}` stays code."),
     )
     text = out.cells[1].source
@@ -67,7 +67,7 @@ def test_a_glued_value_is_written_in_place_escaped_and_marked_with_the_cell_that
     assert ">914 MiB</abbr>" in text
     assert r">\$5 \*each\*</abbr>" in text  # no math, no emphasis: the page's literal text
     assert "title=\"this build's value; code cell 1 (glue(&quot;price&quot;, price))" in text
-    assert "code cell 1 (chapter.FIGURES.glue())" in text
+    assert "code cell 1 (lab = chapter.start())" in text
 
 
 def test_admonitions_become_block_quotes_and_targets_anchors():
