@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from importlib import resources
+from types import ModuleType
 
 import matplotlib
 import numpy as np
@@ -13,8 +14,39 @@ import pytest
 
 from setlab.chapters import bloom_basics, sharded_bloom
 from setlab.chapters import nk_vs_m_saturation as nk
+from setlab.lab.backend import Lab
+from setlab.lab.runs.bloom import LookupRun
 
 matplotlib.use("Agg")
+
+
+# -- the pages' first cell ------------------------------------------------------------------------
+
+
+def opened(chapter: ModuleType, monkeypatch, capsys) -> tuple[Lab, list[str], list]:
+    """``chapter.start()`` on the embedded backend at scale 1, its plot style undone afterwards:
+    the lab, the lines it printed, and each call to glue the chapter's figures (the names asked
+    for, None for all; recorded, not displayed)."""
+    glued: list = []
+    monkeypatch.setenv("SETLAB_BACKEND", "fake")
+    monkeypatch.delenv("SETLAB_SCALE", raising=False)
+    monkeypatch.setattr(chapter.FIGURES, "glue", lambda names=None: glued.append(names))
+    capsys.readouterr()
+    with matplotlib.rc_context():
+        lab = chapter.start()
+    return lab, capsys.readouterr().out.splitlines(), glued
+
+
+@pytest.mark.parametrize("chapter", [bloom_basics], ids=lambda m: m.FIGURES.chapter)
+def test_a_bloom_page_opens_with_the_banner_alone_and_every_figure_glued(
+    chapter, monkeypatch, capsys
+):
+    """The old first cells printed the banner and nothing else; the prose needs every figure."""
+    lab, lines, glued = opened(chapter, monkeypatch, capsys)
+    slug = chapter.FIGURES.chapter
+    assert lab.namespace == f"setlab:{slug}:"
+    assert len(lines) == 1 and lines[0].startswith("embedded fakeredis"), lines
+    assert glued == [None]  # every figure, once
 
 
 # -- bloom-basics ---------------------------------------------------------------------------------
@@ -43,6 +75,15 @@ def test_the_payoff_table_prices_seed_002_at_each_rate():
     one_percent = next(line for line in lines if line.startswith("| 1% |"))
     mib = -8e8 * math.log(0.01) / math.log(2) ** 2 / 8 / 2**20  # by hand: 914 MiB
     assert f"| {mib:.0f} MiB | 7 | 30,000 |" in one_percent
+
+
+def test_a_lookup_run_reads_as_members_found_and_misses_let_through():
+    # 3 of 120 misses through is 2.5%; every member found is 100%
+    run = LookupRun(members=500, lookups=400, misses=120, members_found=1.0, misses_through=3,
+                    expected_rate=0.01)  # fmt: skip
+    assert bloom_basics.lookup_summary(run) == (
+        "members found: 100%; misses let through to MySQL: 3 of 120 (2.50%)"
+    )
 
 
 def test_the_figures_run_seed_004s_test_and_the_lookups_once():
