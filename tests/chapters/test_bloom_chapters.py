@@ -37,7 +37,7 @@ def opened(chapter: ModuleType, monkeypatch, capsys) -> tuple[Lab, list[str], li
     return lab, capsys.readouterr().out.splitlines(), glued
 
 
-@pytest.mark.parametrize("chapter", [bloom_basics], ids=lambda m: m.FIGURES.chapter)
+@pytest.mark.parametrize("chapter", [bloom_basics, nk], ids=lambda m: m.FIGURES.chapter)
 def test_a_bloom_page_opens_with_the_banner_alone_and_every_figure_glued(
     chapter, monkeypatch, capsys
 ):
