@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from importlib import resources
+from types import ModuleType
 
 import matplotlib
 import numpy as np
@@ -13,8 +14,42 @@ import pytest
 
 from setlab.chapters import bloom_basics, sharded_bloom
 from setlab.chapters import nk_vs_m_saturation as nk
+from setlab.lab.backend import Lab
+from setlab.lab.runs.bloom import LookupRun, RedisBloomFilter
+from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 
 matplotlib.use("Agg")
+
+
+# -- the pages' first cell ------------------------------------------------------------------------
+
+
+def opened(chapter: ModuleType, monkeypatch, capsys) -> tuple[Lab, list[str], list]:
+    """``chapter.start()`` on the embedded backend at scale 1, its plot style undone afterwards:
+    the lab, the lines it printed, and each call to glue the chapter's figures (the names asked
+    for, None for all; recorded, not displayed)."""
+    glued: list = []
+    monkeypatch.setenv("SETLAB_BACKEND", "fake")
+    monkeypatch.delenv("SETLAB_SCALE", raising=False)
+    monkeypatch.setattr(chapter.FIGURES, "glue", lambda names=None: glued.append(names))
+    capsys.readouterr()
+    with matplotlib.rc_context():
+        lab = chapter.start()
+    return lab, capsys.readouterr().out.splitlines(), glued
+
+
+@pytest.mark.parametrize(
+    "chapter", [bloom_basics, nk, sharded_bloom], ids=lambda m: m.FIGURES.chapter
+)
+def test_a_bloom_page_opens_with_the_banner_alone_and_every_figure_glued(
+    chapter, monkeypatch, capsys
+):
+    """The old first cells printed the banner and nothing else; the prose needs every figure."""
+    lab, lines, glued = opened(chapter, monkeypatch, capsys)
+    slug = chapter.FIGURES.chapter
+    assert lab.namespace == f"setlab:{slug}:"
+    assert len(lines) == 1 and lines[0].startswith("embedded fakeredis"), lines
+    assert glued == [None]  # every figure, once
 
 
 # -- bloom-basics ---------------------------------------------------------------------------------
@@ -43,6 +78,15 @@ def test_the_payoff_table_prices_seed_002_at_each_rate():
     one_percent = next(line for line in lines if line.startswith("| 1% |"))
     mib = -8e8 * math.log(0.01) / math.log(2) ** 2 / 8 / 2**20  # by hand: 914 MiB
     assert f"| {mib:.0f} MiB | 7 | 30,000 |" in one_percent
+
+
+def test_a_lookup_run_reads_as_members_found_and_misses_let_through():
+    # 3 of 120 misses through is 2.5%; every member found is 100%
+    run = LookupRun(members=500, lookups=400, misses=120, members_found=1.0, misses_through=3,
+                    expected_rate=0.01)  # fmt: skip
+    assert bloom_basics.lookup_summary(run) == (
+        "members found: 100%; misses let through to MySQL: 3 of 120 (2.50%)"
+    )
 
 
 def test_the_figures_run_seed_004s_test_and_the_lookups_once():
@@ -92,6 +136,57 @@ def test_the_shard_spread_matches_sampled_routings():
     assert abs(spread.worst_load - np.median(maxima)) < 30
     assert spread.mean_load == pytest.approx(8e8 / 2**17)
     assert 0 < spread.excess < 0.01 and 1.3 < spread.worst_ratio < 1.8
+
+
+def _classic(n, m: int, k: int):
+    """(1 - e^(-kn/m))^k, written out here."""
+    return (1 - np.exp(-k * np.asarray(n, dtype=float) / m)) ** k
+
+
+def test_a_routing_puts_every_item_in_one_shard_and_prices_each_at_its_load():
+    row = sharded_bloom.route_to_shards(np.random.default_rng(0), 8e8)
+    assert row.loads.size == 2**17 and row.loads.sum() == 8e8
+    # a binomial load of mean 6,104 (sd 78): the fullest of 2^17 shards sits 3 to 6 sd above
+    mean, sd = 8e8 / 2**17, math.sqrt(8e8 * 2**-17 * (1 - 2**-17))
+    assert mean + 3 * sd < row.loads.max() < mean + 6 * sd
+    assert row.rates == pytest.approx(_classic(row.loads, 2**17, 10))
+
+
+def test_a_routing_reads_as_its_loads_and_rates():
+    total = 100 * 2**17  # a mean load of 100 items a shard
+    row = sharded_bloom.ShardRates(total, np.array([90, 110]), np.array([0.001, 0.003]))
+    at_mean = _classic(100, 2**17, 10)
+    assert row.summary() == (
+        f"1e+07: loads 90..110; rate at mean load {at_mean:.3g}, mean over shards 0.002, "
+        "worst shard 0.003"
+    )
+
+
+def test_the_picture_of_shard_rates_has_a_histogram_and_two_marks_per_routing():
+    import matplotlib.pyplot as plt
+
+    from setlab.chapters.sharded_bloom import plots
+
+    rng = np.random.default_rng(0)
+    fig = plots.plot_shard_rates([sharded_bloom.route_to_shards(rng, t) for t in (8e8, 2e9)])
+    ax = fig.axes[0]
+    assert len(ax.containers) == 2 and len(ax.lines) == 4
+    plt.close(fig)
+
+
+def test_a_filter_check_counts_its_keys_and_agrees_with_the_simulator(fake_lab):
+    layout = BloomLayout(2**9, 6, shard_bits=6)
+    filt = RedisBloomFilter(fake_lab, "openids", layout)
+    rng = np.random.default_rng(5)
+    members = rng.integers(0, 2**62, size=2_000, dtype=np.uint64)
+    strangers = rng.integers(2**62, 2**63, size=2_000, dtype=np.uint64)
+    filt.add_many(members)
+    sim = BloomSimulator(layout)  # the same hashing, in process memory
+    sim.add(members)
+    through = sim.contains(strangers).mean()
+    line = sharded_bloom.filter_check(filt, members, strangers)
+    assert line.startswith(f"64 keys, e.g. {fake_lab.key('openids')}:2a; members found: True; ")
+    assert f"strangers through: {through:.4f} (expected " in line
 
 
 def test_the_campaign_model_draws_thirty_days_of_eight_thousand_campaigns():

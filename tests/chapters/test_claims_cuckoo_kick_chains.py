@@ -18,8 +18,10 @@ from setlab.chapters import cuckoo_kick_chains as chapter
 from setlab.chapters.cuckoo_kick_chains import walls as walls_chapter
 from setlab.lab.reference import Measurement
 from setlab.models import cuckoo
+from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
 from setlab.render.claims import Claim, Verdict
 from setlab.site import registry
+from tests.chapters.test_bloom_chapters import opened
 
 CLAIMS = {c.id: c for c in registry.claims()}
 
@@ -217,6 +219,32 @@ def test_the_false_delete_demonstration_loses_one_member():
     deleted = chapter.false_delete()
     assert deleted.impostor.size == 1 and deleted.impostor[0] not in set(deleted.members.tolist())
     assert chapter.FIGURES["ck-lost"] == str(deleted.lost.size) == "1"
+
+
+def test_the_page_opens_with_the_banner_alone(monkeypatch, capsys):
+    lab, lines, glued = opened(chapter, monkeypatch, capsys)
+    assert lab.namespace == "setlab:cuckoo-kick-chains:" and glued == [None]
+    assert len(lines) == 1 and lines[0].startswith("embedded fakeredis"), lines
+
+
+def test_without_redisbloom_the_false_delete_is_left_to_the_simulator(fake_lab):
+    line = chapter.false_delete_on_module(fake_lab)
+    assert line.startswith("no RedisBloom on this backend") and "simulator above" in line
+    assert fake_lab.keys() == []  # fakeredis's CF.* (pyprobables) is never asked
+
+
+def test_on_redisbloom_the_false_delete_loses_what_the_module_model_loses(live_lab):
+    if not live_lab.has_redisbloom:
+        pytest.skip("the private server runs without redisbloom.so")
+    deleted = chapter.false_delete()
+    model = RedisBloomCuckoo(512, 4, 500, 0)  # the module's code path, replayed
+    model.add(deleted.members)
+    model.delete(deleted.pool[model.exists(deleted.pool)][:1])
+    lost = int((~model.exists(deleted.members)).sum())
+    assert lost >= 1
+    assert chapter.false_delete_on_module(live_lab) == (
+        f"RedisBloom: members reported absent after deleting one impostor: {lost}"
+    )
 
 
 @pytest.mark.parametrize("plot", ["walls", "chains", "failures", "loops", "fpr", "space", "kick"])

@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 
 from setlab.chapters import scalable_bloom as chapter
+from setlab.lab.backend import connect
 from setlab.lab.reference import Measurement
 from setlab.models import redisbloom
 from setlab.render.claims import Claim, Verdict
 from setlab.site import registry
+from tests.chapters.test_bloom_chapters import opened
 
 CLAIMS = {c.id: c for c in registry.claims()}
 
@@ -148,6 +150,45 @@ def test_measuring_on_the_embedded_backend_runs_the_same_experiments(fake_lab):
     window, roaring = chapter.measure_window(fake_lab, 0.02)
     assert window.days == roaring.days == 7
     assert fake_lab.keys() == []
+
+
+def test_the_page_opens_with_the_banner_alone(monkeypatch, capsys):
+    lab, lines, glued = opened(chapter, monkeypatch, capsys)
+    assert lab.namespace == "setlab:scalable-bloom:" and glued == [None]
+    assert len(lines) == 1 and lines[0].startswith("embedded fakeredis"), lines
+
+
+def test_without_redisbloom_the_demo_shows_fakeredis_beside_the_model(fake_lab):
+    fakeredis, model = chapter.demo_on_server(fake_lab).splitlines()
+    # pyprobables repeats the first layer: 1,000 items a layer, Size the item count
+    assert fakeredis.startswith("fakeredis BF.INFO: {'Capacity': 1000, ")
+    assert "'Expansion rate': 2}" in fakeredis
+    # RedisBloom doubles: 5,000 items fill 1,000 + 2,000 and go on into a third of 4,000
+    assert model.startswith("RedisBloom model:  {'Capacity': 7000, ")
+    assert "'Number of filters': 3," in model
+    embedded = connect("scalable-bloom", backend="fake", quiet=True)
+    assert embedded.r.exists(embedded.key("demo")) == 0  # the key is gone
+
+
+@pytest.mark.live
+def test_on_redisbloom_the_demo_equals_the_model_bit_for_bit(live_lab):
+    if not live_lab.has_redisbloom:
+        pytest.skip("the private server has no RedisBloom")
+    lines = chapter.demo_on_server(live_lab).splitlines()
+    assert [line.split(":")[0] for line in lines] == ["BF.INFO  == model", "BF.DEBUG == model",
+                                                      "BF.SCANDUMP == simulator"]  # fmt: skip
+    assert all(line.split(": ")[1].startswith("True") for line in lines), lines
+    assert "'Number of filters': 3," in lines[0]
+    assert live_lab.keys() == []
+
+
+def test_without_redisbloom_the_chains_are_the_reference_runs(fake_lab):
+    chains = chapter.grown_chains(fake_lab, 0.05)
+    raw = _raw()
+    assert not chains.live and chains.label.startswith("reference run: ")
+    for label, stored in (("EXPANSION 2", "small"), ("EXPANSION 1", "fixed")):
+        rates = [r.fpr_measured for r in chains.value[label]]
+        assert rates == [row["fpr_measured"] for row in raw[stored]]
 
 
 @pytest.mark.parametrize("plot", ["layers", "compound", "latency", "window"])

@@ -155,6 +155,21 @@ def test_deleting_a_false_positive_removes_a_real_member(bloom_lab):
     assert (~cuckoo_runs.cf_exists(bloom_lab, key, members)).sum() >= 1
 
 
+def test_cf_false_delete_loses_the_members_the_model_loses(bloom_lab):
+    members, pool = FreshValues(0).take(450), FreshValues(1).take(20_000)
+    model = RedisBloomCuckoo(512, 4, 500, 0)
+    model.add(members)
+    honest = pool[~model.exists(pool)]  # strangers the filter rightly calls absent
+    model.delete(pool[model.exists(pool)][:1])
+    lost = int((~model.exists(members)).sum())
+    assert lost >= 1
+    shape = RedisBloomCuckoo(512, 4, 500, 0)
+    assert cuckoo_runs.cf_false_delete(bloom_lab, "falsedel", shape, members, pool) == lost
+    # with no false positive among the strangers nothing is deleted, so nothing is lost
+    assert cuckoo_runs.cf_false_delete(bloom_lab, "falsedel", shape, members, honest) == 0
+    assert bloom_lab.keys() == []
+
+
 def test_cf_fill_run_reports_the_first_full_reply_like_the_model(bloom_lab):
     model = RedisBloomCuckoo(4096, 2, 20, 0)
     items = FreshValues(0).take(4096)

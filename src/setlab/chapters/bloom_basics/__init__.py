@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
+from setlab.chapters import open_page
 from setlab.chapters.bloom_basics import claims
 from setlab.core.hashing import murmur3_32_rows, murmur3_x64_128_rows
 from setlab.core.units import format_bytes, format_count
@@ -42,6 +43,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 T = TypeVar("T")
+
+
+def start() -> backend.Lab:
+    """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
+    return open_page(FIGURES)
 
 
 # -- the picture ----------------------------------------------------------------------------------
@@ -123,6 +129,18 @@ def _on_embedded_lab(experiment: Callable[[backend.Lab], T]) -> T:
         return experiment(lab)
     finally:
         lab.cleanup()
+
+
+def lookup_summary(run: LookupRun) -> str:
+    """One line for a run of :func:`setlab.lab.runs.bloom.openid_lookups`: the share of member
+    lookups found (always 100%: a Bloom filter has no false negatives), and the miss lookups let
+    through to MySQL, as a count of the misses and as a rate (the measured false-positive
+    rate)."""
+    return (
+        f"members found: {run.members_found:.0%}; "
+        f"misses let through to MySQL: {run.misses_through} of {run.misses} "
+        f"({run.through_rate:.2%})"
+    )
 
 
 @cache

@@ -24,6 +24,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from setlab.chapters import open_page
 from setlab.chapters.cuckoo_kick_chains import claims, walls
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_count
@@ -57,6 +58,11 @@ SEED_LOAD = cuckoo.PAPER_LOAD_FACTORS[4]
 STRANGERS_SEED, STRANGERS = 99, 400_000
 #: Load-factor bins of the kick-chain figure.
 KICK_EDGES = (0, 0.5, 0.7, 0.8, 0.85, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99, 1.0)
+
+
+def start() -> Lab:
+    """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
+    return open_page(FIGURES)
 
 
 @cache
@@ -158,6 +164,23 @@ def false_delete() -> FalseDelete:
     impostor = pool[cf.contains(pool)][:1]
     cf.delete(impostor)
     return FalseDelete(members, pool, impostor, members[~cf.contains(members)])
+
+
+def false_delete_on_module(lab: Lab) -> str:
+    """:func:`false_delete` again on RedisBloom's ``CF.*`` where ``lab`` has the module (its
+    members and strangers, ``CF.RESERVE`` 512 slots, ``BUCKETSIZE 4``, ``MAXITERATIONS 500``,
+    ``EXPANSION 0``: :func:`setlab.lab.runs.cuckoo.cf_false_delete`), as the line the page
+    prints; elsewhere a line saying the simulator is the demonstration (fakeredis's ``CF.*`` is
+    pyprobables', not the module)."""
+    if not lab.has_redisbloom:
+        return (
+            "no RedisBloom on this backend (fakeredis's CF.* is pyprobables): the simulator "
+            "above is the demonstration"
+        )
+    deleted = false_delete()
+    model = RedisBloomCuckoo(512, 4, 500, 0)
+    lost = cuckoo_runs.cf_false_delete(lab, "false-delete", model, deleted.members, deleted.pool)
+    return f"RedisBloom: members reported absent after deleting one impostor: {lost}"
 
 
 @cache

@@ -16,9 +16,11 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
+from setlab.chapters import open_page
 from setlab.chapters.nk_vs_m_saturation import claims
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_count
+from setlab.lab.backend import Lab
 from setlab.lab.full_scale.redisbloom import FullScale003, FullScaleRow
 from setlab.models import bloom, bloom_sim
 from setlab.models.bloom import LN2, format_rate
@@ -51,6 +53,11 @@ SEED_003_SIZED, SEED_003_FILLED, SEED_003_K = 1e8, 2e8, 7
 #: Containers simulated out of seed 002's layout (2^6 = 64 keys, each item routed by its top
 #: hash bits, as in the real thing).
 SIM_SHARD_BITS = 6
+
+
+def start() -> Lab:
+    """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
+    return open_page(FIGURES)
 
 
 def per_plan_container() -> int:

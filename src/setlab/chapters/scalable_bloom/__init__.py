@@ -18,11 +18,12 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
+from setlab.chapters import open_page
 from setlab.chapters.scalable_bloom import claims
 from setlab.chapters.scalable_bloom import full_scale as scalable_bloom_full_scale
 from setlab.core.units import format_bytes, format_count, format_duration
 from setlab.lab.backend import Lab, connect
-from setlab.lab.reference import Measurement, beside
+from setlab.lab.reference import Measurement, beside, live_or_reference
 from setlab.lab.runs import redisbloom as runs
 from setlab.lab.runs.redisbloom import RoaringWindow, ScalingRow, WindowRun
 from setlab.lab.runs.redisbloom_reference import RedisBloomReference
@@ -66,6 +67,11 @@ DAYS, LIVE_DAY = 7, ChainLayout(0.01, 10_000)
 SEED_RTT_ONE, SEED_P99_THREE = 0.06e-3, 0.3e-3
 
 
+def start() -> Lab:
+    """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
+    return open_page(FIGURES)
+
+
 @cache
 def reference() -> RedisBloomReference:
     """The stored RedisBloom run (read once)."""
@@ -79,6 +85,34 @@ def demo_chain() -> tuple[ChainSimulator, np.ndarray]:
     values = FreshValues(0).take(DEMO_ITEMS)
     sim.add(values)
     return sim, values
+
+
+def demo_on_server(lab: Lab) -> str:
+    """:data:`DEMO` given the :data:`DEMO_ITEMS` fresh items of :func:`demo_chain` on a server,
+    beside the model, as the lines the page prints. With RedisBloom on ``lab``: whether
+    ``BF.INFO`` (shown too) and ``BF.DEBUG`` equal :class:`ChainLayout`'s and ``BF.SCANDUMP``'s
+    bit arrays the :class:`ChainSimulator`'s. Without it: fakeredis's ``BF.INFO`` on an
+    embedded lab (pyprobables' equal layers, its "Size" an item count) above the model's. The
+    key is deleted afterwards."""
+    sim, values = demo_chain()
+    live = lab.has_redisbloom
+    server = lab if live else connect(FIGURES.chapter, backend="fake", quiet=True)
+    key = server.key("demo")
+    runs.reserve(server, key, DEMO)
+    try:
+        runs.add_items(server, key, values)
+        info = runs.read_info(server, key)
+        if not live:
+            return f"fakeredis BF.INFO: {info}\nRedisBloom model:  {sim.info()}"
+        inserted = info["Number of items inserted"]
+        debug = runs.read_debug(server, key) == DEMO.debug(inserted)
+        dump = runs.read_dump(server, key) == [sim.dump(i) for i in range(len(sim.links))]
+    finally:
+        server.r.unlink(key)
+    return (
+        f"BF.INFO  == model: {info == DEMO.info(inserted)} {info}\n"
+        f"BF.DEBUG == model: {debug}\nBF.SCANDUMP == simulator: {dump}"
+    )
 
 
 @cache
@@ -286,6 +320,21 @@ def measure_chains(lab: Lab, scale: float = 1.0) -> dict[str, list[ScalingRow]]:
 def reference_chains() -> dict[str, list[ScalingRow]]:
     """The same two chains from the reference run."""
     return {"EXPANSION 2": list(reference().small), "EXPANSION 1": list(reference().fixed)}
+
+
+def grown_chains(lab: Lab, scale: float = 1.0) -> Measurement[dict[str, list[ScalingRow]]]:
+    """Both chains grown through :data:`LAYERS` sub-filters: measured on the lab's RedisBloom
+    where it can (:func:`measure_chains` at ``scale``, if the guard lets
+    :func:`chains_bytes` through), else the reference run's (:func:`reference_chains`),
+    labelled either way."""
+    return live_or_reference(
+        lab,
+        lambda lab: measure_chains(lab, scale),
+        reference_chains,
+        needs=("redisbloom",),
+        allocates=chains_bytes(scale),
+        run_info=reference().run,
+    )
 
 
 def measure_window(lab: Lab, scale: float = 1.0) -> tuple[WindowRun, RoaringWindow]:

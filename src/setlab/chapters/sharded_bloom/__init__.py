@@ -3,9 +3,10 @@
 Seed 003's 8000 per-campaign filters and the campaign model that reproduces them, the spread of
 shard loads in seed 002's layout (:func:`setlab.models.bloom.sharded_fpr`,
 :func:`~setlab.models.bloom.worst_shard_load`), the stored bulk-load run
-(:class:`setlab.lab.runs.bulk_load.BulkLoadReference`), the chapter's figures and its claims. Every
-figure is a formula, a seeded model or the stored reference run, so the page reads the same on
-every backend; what this run measures live is shown beside it, labelled.
+(:class:`setlab.lab.runs.bulk_load.BulkLoadReference`), the chapter's figures and its claims (its
+pictures are in :mod:`.plots`). Every figure is a formula, a seeded model or the stored reference
+run, so the page reads the same on every backend; what this run measures live is shown beside
+it, labelled.
 """
 
 from __future__ import annotations
@@ -15,30 +16,21 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from matplotlib.figure import Figure
 
+from setlab.chapters import open_page
 from setlab.chapters.sharded_bloom import claims
 from setlab.core.units import format_bytes, format_bytes_si, format_count, format_duration
+from setlab.lab.backend import Lab
 from setlab.lab.full_scale.mass_insertion import MassInsertionReference, PipeRow
 from setlab.lab.full_scale.peers import PeerRow, PeersReference
 from setlab.lab.full_scale.phpredis import PhpredisReference
 from setlab.lab.full_scale.sharded_bloom import FullScaleReference
+from setlab.lab.runs.bloom import RedisBloomFilter
 from setlab.lab.runs.bulk_load import SEED_002_BIT_WRITES, BulkLoadReference
-from setlab.lab.wire import loading
 from setlab.models import bitmap, bloom, packed_bloom
 from setlab.models.seeds import SEED_002_BITS, SEED_002_FIX_CONTAINERS, SEED_002_FIX_K
 from setlab.models.seeds import SEED_002_ITEMS as SEED_002_REAL
 from setlab.render.claims import Figures
-from setlab.render.plots import (
-    PALETTE,
-    count_axis,
-    describe,
-    legend_below,
-    new_figure,
-    seconds_axis,
-    share_axis,
-    short_count,
-)
 
 FIGURES = Figures("sharded-bloom")
 
@@ -49,6 +41,11 @@ SEED_003_FILTERS_BYTES, SEED_003_ONE_FILTER_BYTES = 380e6, 137 * 2**20
 SEED_003_RATIO = SEED_003_FILTERS_BYTES / SEED_003_ONE_FILTER_BYTES
 #: Seed 003's error rate.
 SEED_003_P = 0.01
+
+
+def start() -> Lab:
+    """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
+    return open_page(FIGURES)
 
 
 def format_hours(seconds: float) -> str:
@@ -89,6 +86,49 @@ def shard_spread() -> ShardSpread:
         n / shards, worst, float(bloom.fpr(n / shards, m, k)), bloom.sharded_fpr(n, shards, m, k),
         float(bloom.fpr(worst, m, k)),
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ShardRates:
+    """One random routing of ``total`` items over seed 002's final layout (2^17 keys of 2^17
+    bits, k = 10): each shard's load and its false-positive rate at that load."""
+
+    total: float
+    loads: np.ndarray  #: items per shard
+    rates: np.ndarray  #: each shard's rate at its load (:func:`setlab.models.bloom.fpr`)
+
+    def summary(self) -> str:
+        """The loads' range, the rate at the mean load, the mean rate over shards and the
+        worst shard's (rates as fractions)."""
+        at_mean = bloom.fpr(self.total / SEED_002_FIX_CONTAINERS, SEED_002_BITS, SEED_002_FIX_K)
+        return (
+            f"{self.total:.0e}: loads {self.loads.min():,}..{self.loads.max():,}; "
+            f"rate at mean load {at_mean:.3g}, mean over shards {self.rates.mean():.3g}, "
+            f"worst shard {self.rates.max():.3g}"
+        )
+
+
+def route_to_shards(rng: np.random.Generator, total: float) -> ShardRates:
+    """Route ``total`` items to seed 002's 2^17 shards as hashing does, each to a shard uniformly
+    at random (one multinomial draw from ``rng``), and price every shard at its own load (the
+    binomial spread :func:`shard_spread` takes in closed form)."""
+    shards = SEED_002_FIX_CONTAINERS
+    loads = rng.multinomial(int(total), np.full(shards, 1 / shards))
+    return ShardRates(total, loads, bloom.fpr(loads, SEED_002_BITS, SEED_002_FIX_K))
+
+
+def filter_check(filt: RedisBloomFilter, members: np.ndarray, strangers: np.ndarray) -> str:
+    """The test a filter needs (bloom-basics: strangers, after filling), as one line: how many
+    keys the filter's lab holds and one of them (shard 0x2A), whether every one of ``members``
+    is found, and the share of ``strangers`` it lets through beside its layout's expected rate
+    for that many members."""
+    found = filt.contains_many(members).all()
+    through = filt.contains_many(strangers).mean()
+    expected = filt.layout.expected_fpr(members.size)
+    return (
+        f"{len(filt.lab.keys())} keys, e.g. {filt.key_for(0x2A)}; members found: {found}; "
+        f"strangers through: {through:.4f} (expected {expected:.4f})"
+    )
 
 
 # -- seed 002: what its final layout really costs in Redis ----------------------------------------
@@ -479,84 +519,6 @@ FIGURES.add(
 )
 FIGURES.add("sb-peers-py-full", lambda: _hours(_peer("redis-py SETBIT").full_seconds))
 FIGURES.add("sb-peers-cli-full", lambda: _hours(_peer("redis-cli --pipe").full_seconds))
-
-# -- plots --------------------------------------------------------------------------------------
-
-
-def plot_shard_rates(rows: list[tuple[float, np.ndarray, np.ndarray]]) -> Figure:
-    """Histograms of the per-shard false-positive rate, one per ``(total, loads, rates)`` row,
-    with each row's mean (dotted) and worst shard (dashed)."""
-    fig, ax = new_figure()
-    for total, _loads, per_shard in rows:
-        label = f"{short_count(total)} items over 2^17 shards"
-        ax.hist(per_shard, bins=80, alpha=0.7, label=label)
-        ax.axvline(per_shard.mean(), color="black", ls=":")
-        ax.axvline(per_shard.max(), color="black", ls="--")
-    ax.set(xscale="log", yscale="log", xlabel="false-positive rate of a shard", ylabel="shards",
-           title="Every shard has its own rate (dotted: mean, dashed: worst)")  # fmt: skip
-    share_axis(ax, "x")
-    count_axis(ax, "y")
-    ax.legend(loc="upper right")
-    return describe(fig, "The worst shard's rate sits well to the right of the mean.")
-
-
-def plot_campaigns(sweep: list[Campaigns], own: Campaigns) -> Figure:
-    """Memory of per-campaign filters over one shared filter, against their utilisation."""
-    fig, ax = new_figure()
-    ax.plot([c.utilisation for c in sweep], [c.ratio for c in sweep], "o-", label="the model")
-    ax.plot([own.utilisation], [own.ratio], "*", ms=14, color=PALETTE[3],
-            label="day-to-day variation 0.55")  # fmt: skip
-    ax.axhline(SEED_003_RATIO, color="grey", ls="--", label="seed 003: 380 MB over 137 MiB")
-    ax.set(xlabel="utilisation (average daily items / sum of capacities)",
-           ylabel="memory / one shared filter",
-           title="Per-key capacity reservations cost memory")  # fmt: skip
-    share_axis(ax, "x")
-    ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}×")
-    ax.legend(loc="upper right")
-    return describe(fig, "The less of their capacity the filters use, the more memory they take.")
-
-
-def plot_bulk_load(ref: BulkLoadReference) -> Figure:
-    """Bits set per second by each loading strategy of the reference run, against the server's
-    SETBIT ceiling and the rate seed 002's 20 hours imply."""
-    labels = [f"{r.strategy} {r.batch or ''}".strip() for r in ref.rows]
-    fig, ax = new_figure(height=4.8)
-    ax.barh(labels, [r.bits_per_second for r in ref.rows], color=PALETTE[0])
-    ax.axvline(ref.setbit_ceiling, color=PALETTE[3], ls="--",
-               label="redis-benchmark SETBIT, -P 64")  # fmt: skip
-    ax.axvline(seed_002_rate(), color="grey", ls=":", label="seed 002: 8G bits in 20 h")
-    ax.set(xscale="log", xlabel="bits set per second",
-           title="Bulk-load strategies (reference run)")  # fmt: skip
-    count_axis(ax, "x")
-    ax.grid(axis="y", visible=False)
-    ax.invert_yaxis()
-    legend_below(ax)
-    return describe(fig, "Building the bits locally beats every per-bit command.")
-
-
-def plot_batching(ref: BulkLoadReference) -> Figure:
-    """The speedup of batches of 100, 1,000 and 10,000 over one round trip per bit, against the
-    round-trip time (with the reference run's per-bit cost)."""
-    c = ref.pipelined_seconds_per_bit
-    rtts = np.logspace(-6, -2.5, 200)
-    fig, ax = new_figure()
-    for b in (100, 1000, 10_000):
-        speedups = [loading.speedup_from_rtt(r, c, b) for r in rtts]
-        ax.plot(rtts, speedups, label=f"batch {b:,}")
-    at50 = ref.rtt_for(50, 1000)
-    ax.axhline(50, color="grey", ls="--")
-    ax.axvline(ref.rtt_seconds, color="grey", ls=":")
-    ax.text(ref.rtt_seconds, 1.2, " reference run's loopback", rotation=90, fontsize=9,
-            va="bottom")  # fmt: skip
-    ax.plot([at50], [50], "*", ms=12, color=PALETTE[3], label="50× at batch 1,000")
-    ax.set(xscale="log", yscale="log", xlabel="round-trip time",
-           ylabel="speedup over a round trip per bit",
-           title="Batching pays in proportion to the round trip")  # fmt: skip
-    seconds_axis(ax, "x")
-    ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}×")
-    ax.legend(loc="upper left")
-    return describe(fig, "The longer the round trip, the more a batch saves.")
-
 
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
 

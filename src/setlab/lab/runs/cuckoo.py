@@ -108,6 +108,26 @@ def cf_delete(lab: Lab, key: str, values: object) -> np.ndarray:
     return np.array([int(v) for v in pipe.execute()], dtype=np.int8)
 
 
+def cf_false_delete(
+    lab: Lab, name: str, model: RedisBloomCuckoo, members: np.ndarray, strangers: np.ndarray
+) -> int:
+    """Delete an item that was never added: ``CF.RESERVE`` a filter shaped like ``model``,
+    ``CF.INSERT`` the ``members``, ``CF.DEL`` the first of ``strangers`` that ``CF.MEXISTS``
+    reports present (a false positive: its fingerprint sits in one of its buckets for a member,
+    whose copy the delete removes), and count the members ``CF.MEXISTS`` reports absent
+    afterwards (0 if no stranger was a false positive). Seed 003's warning that a cuckoo filter
+    may only delete what it was given. The key is ``lab.key(name)``; it is removed at the end."""
+    key = lab.key(name)
+    lab.r.delete(key)
+    cf_reserve(lab, key, model)
+    try:
+        cf_insert(lab, key, members)
+        cf_delete(lab, key, strangers[cf_exists(lab, key, strangers)][:1])
+        return int((~cf_exists(lab, key, members)).sum())
+    finally:
+        lab.r.unlink(key)
+
+
 def cf_fill_run(
     lab: Lab, name: str, model: RedisBloomCuckoo, values: np.ndarray, batch: int = 500
 ) -> CuckooFill:
