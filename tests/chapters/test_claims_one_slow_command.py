@@ -231,3 +231,75 @@ def test_a_big_key_is_no_slower_to_rewrite_or_sync_than_the_same_bytes_spread(cl
 
     assert one[field] < CLOSE * spread[field]
     assert CLAIMS[claim_id].verdict is Verdict.OTHER_REASON
+
+
+# -- what the page's cells print ----------------------------------------------------------------
+
+
+def test_the_page_opens_with_the_banner_and_the_stored_runs_label(monkeypatch, capsys):
+    # the old first cell printed the banner, then ref.run.label: the label read here as raw JSON
+    monkeypatch.setenv("SETLAB_BACKEND", "fake")
+    for name in ("SETLAB_SCALE", "SETLAB_USER", "REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    lab = chapter.start()
+    banner, label = capsys.readouterr().out.splitlines()
+    assert banner == lab.banner and label.startswith("reference run: Redis ")
+    assert RAW["measured"] in label and RAW["server"]["redis_version"] in label
+
+
+def test_fork_text_prints_one_aligned_line_per_run_in_ms():
+    from setlab.lab.runs.stalls import ForkRow
+
+    rows = [ForkRow(0, 3 * 2**19, 1.494, 0.0981), ForkRow(2**29, 641 * 2**20, 18.851, 0.5049)]
+    assert chapter.fork_text(rows).splitlines() == [
+        "used_memory   1.5 MiB: fork   1.49 ms, BGSAVE     98 ms",
+        "used_memory   641 MiB: fork  18.85 ms, BGSAVE    505 ms",
+    ]
+
+
+def test_without_a_real_redis_the_cluster_cell_says_the_counts_are_a_simulation(fake_lab):
+    user, content = like_workload.like_events(50, 20, 5, 1.1, np.random.default_rng(1))
+    simulated = like_workload.per_node_commands(user, content)
+    assert chapter.cluster_routing_text(fake_lab, user, content, simulated) == chapter.NO_CLUSTER
+
+
+class _Started:
+    """A stand-in for a started LocalCluster (what ``with`` needs, nothing more)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("differs", [False, True])
+def test_the_cluster_cell_compares_the_live_counts_with_the_simulation(
+    live_lab, monkeypatch, differs
+):
+    from setlab.lab.runs.stalls import ClusterRouting
+
+    simulated = {"bitmap": [5, 3, 2], "set": [7, 7, 6], "set: SADD only": [4, 3, 3]}
+    live = {"bitmap": [5, 3, 2], "set": [7, 6, 7] if differs else [7, 7, 6]}
+    monkeypatch.setattr(chapter.LocalCluster, "start", lambda masters: _Started())
+    monkeypatch.setattr(chapter, "cluster_routing", lambda *a: ClusterRouting(8, True, live))
+    text = chapter.cluster_routing_text(live_lab, np.array([1]), np.array([1]), simulated)
+    assert text.splitlines() == [
+        "a real 3-master cluster: CLUSTER KEYSLOT agrees on all 8 keys: True",
+        f"live per-node command counts: {live}",
+        f"identical to the simulation: {not differs}",
+    ]
+
+
+def test_a_cluster_that_cannot_start_leaves_the_simulation_and_says_why(live_lab, monkeypatch):
+    from setlab.lab.server import ServerError
+
+    def refuse(masters):
+        raise ServerError("port 7000 is taken")
+
+    monkeypatch.setattr(chapter.LocalCluster, "start", refuse)
+    text = chapter.cluster_routing_text(live_lab, np.array([1]), np.array([1]), {})
+    assert text.splitlines() == [
+        "could not start a local cluster (port 7000 is taken); showing the simulation only",
+        chapter.NO_CLUSTER,
+    ]

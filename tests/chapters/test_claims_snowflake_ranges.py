@@ -186,3 +186,28 @@ def test_max_safe_integer_has_16_digits_and_the_seeds_id_19():
     assert _verdict("000-js-16-digits") is Verdict.CORRECT
     assert len(str(2**53 - 1)) == 16 and len("2051776854918803458") == 19
     assert float(2**53 + 1) == float(2**53)  # the first integer a double cannot hold
+
+
+def test_the_page_opens_with_the_banner_alone_on_the_chapters_namespace(monkeypatch, capsys):
+    # the old first cell printed the banner and nothing else: start() must too
+    monkeypatch.setenv("SETLAB_BACKEND", "fake")
+    for name in ("SETLAB_SCALE", "SETLAB_USER", "REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    lab = chapter.start()
+    assert capsys.readouterr().out.splitlines() == [lab.banner]
+    assert lab.namespace == "setlab:snowflake-ranges:"
+
+
+def test_the_round_trip_table_has_a_row_per_lookup_and_its_two_calls():
+    from collections import Counter
+
+    sent = {
+        "in the client": [Counter(), Counter()],
+        "map, no script": [Counter({"HGET": 1, "INCRBY": 1, "HSETNX": 1}), Counter({"HGET": 1})],
+    }
+    assert chapter.commands_markdown(sent).splitlines() == [
+        "| offset from | new user | same user again |",
+        "|:--|:--|:--|",
+        "| in the client | none | none |",
+        "| map, no script | HGET ×1, INCRBY ×1, HSETNX ×1 | HGET ×1 |",
+    ]

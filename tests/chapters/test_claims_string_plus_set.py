@@ -152,3 +152,25 @@ def test_a_key_created_by_sadd_has_no_ttl(redis_server):
     finally:
         client.delete(key)
     assert CLAIMS["000-ttl-7-days"].verdict is Verdict.WRONG
+
+
+def test_the_page_opens_with_the_banner_and_the_services_two_key_names(monkeypatch, capsys):
+    # seed 000 §7's key formats, like:user:{userId}:{targetType} and
+    # like:count:{targetType}:{targetId}, in the chapter's namespace
+    monkeypatch.setenv("SETLAB_BACKEND", "fake")
+    for name in ("SETLAB_SCALE", "SETLAB_USER", "REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    lab = chapter.start()
+    assert capsys.readouterr().out.splitlines() == [
+        lab.banner,
+        "setlab:string-plus-set:like:user:7:1 | setlab:string-plus-set:like:count:1:42",
+    ]
+
+
+def test_under_load_only_the_seeds_like_miscounts_and_only_upwards(fake_lab):
+    errors = chapter.counters_under_load(fake_lab)
+    assert list(errors) == ["as the seed wrote it", "gated on SADD's reply"]
+    # likes only: a wrong counter is a like counted twice, never one lost; the gate on SADD's
+    # reply lets exactly one of two racing likes INCR
+    assert all(error > 0 for error in errors["as the seed wrote it"].values())
+    assert errors["gated on SADD's reply"] == {}

@@ -125,6 +125,24 @@ def test_count_commands_counts_each_command_and_restores_the_client(fake_lab):
     assert "execute_command" not in vars(r)
 
 
+def test_commands_sent_are_a_new_users_then_the_same_users_again_per_lookup(fake_lab):
+    r = fake_lab.r
+    plain = (fake_lab.key("plain", "map"), fake_lab.key("plain", "next"))
+    lookups = {
+        "in the client": sf.unsigned_offset,
+        "without the script": lambda u: dm.lookup_without_script(r, *plain, u),
+    }
+    sent = dm.commands_sent(r, lookups, SEED_ID, calls=3)
+    assert sent["in the client"] == [{}, {}, {}]
+    # a miss: HGET, then INCR (redis-py sends INCRBY key 1) and HSETNX; then a hit: HGET alone
+    assert sent["without the script"] == [
+        {"HGET": 1, "INCRBY": 1, "HSETNX": 1}, {"HGET": 1}, {"HGET": 1},
+    ]  # fmt: skip
+    assert r.hget(plain[0], SEED_ID) == b"0"
+    with pytest.raises(ValueError, match="calls must be at least 1; got 0"):
+        dm.commands_sent(r, lookups, SEED_ID, calls=0)
+
+
 @pytest.mark.parametrize(
     "lab_fixture", [pytest.param("live_lab", marks=pytest.mark.live), "fake_lab"]
 )

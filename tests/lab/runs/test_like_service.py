@@ -121,6 +121,16 @@ def test_counter_errors_sees_a_drifted_counter(service):
     assert like_service.counter_errors(service, users=2, targets=1) == {0: 1}
 
 
+def test_a_user_with_no_likes_costs_one_database_read_however_often_it_asks(service):
+    assert like_service.database_reads(service, user=8, target=1, requests=100) == 1
+    assert like_service.database_reads(service, user=8, target=1, requests=100) == 0
+    # the cached empty set lost (evicted, expired): one more read reloads it
+    service.lab.r.unlink(service.user_key(8))
+    assert like_service.database_reads(service, user=8, target=1, requests=3) == 1
+    with pytest.raises(ValueError, match="requests must be at least 1; got 0"):
+        like_service.database_reads(service, user=8, target=1, requests=0)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "name"), [({"threads": 0}, "threads"), ({"like_share": 1.5}, "like_share")]
 )

@@ -3,6 +3,7 @@ shapes."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import setlab
@@ -95,3 +96,16 @@ def test_a_blocking_experiment_falls_back_to_the_reference_on_a_foreign_server(
 def test_experiments_refuse_fakeredis(fake_lab):
     with pytest.raises(ValueError, match="real server"):
         stalls.stall_sweep(fake_lab, [8])
+
+
+def test_a_real_cluster_routes_the_like_workload_as_the_model_does(redis_server):
+    from setlab.lab import cluster
+    from setlab.models import like_workload
+
+    user, content = like_workload.like_events(600, 200, 30, 1.1, np.random.default_rng(11))
+    with cluster.LocalCluster.start(masters=3) as local:
+        routing = stalls.cluster_routing(local, user, content, probes=40)
+    assert routing.probe_keys == 80 and routing.slots_agree
+    # INFO commandstats per node against the CRC16 routing model, design by design
+    model = like_workload.per_node_commands(user, content)
+    assert routing.per_node == {design: model[design] for design in ("bitmap", "set")}

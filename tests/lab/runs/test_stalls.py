@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from setlab.lab.runs import stalls
@@ -56,3 +57,8 @@ def test_as_rows_stores_typed_rows_as_plain_dicts():
     assert stalls.as_rows([row]) == [
         {"keys": 10, "keys_ms": 0.1, "scan_calls": 1, "scan_total_ms": 0.2, "scan_max_ms": 0.2}
     ]
+
+
+def test_cluster_routing_refuses_fewer_than_one_probe_key_before_touching_a_cluster():
+    with pytest.raises(ValueError, match="probes must be at least 1; got 0"):
+        stalls.cluster_routing(None, np.array([1]), np.array([1]), probes=0)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from setlab.chapters import open_page
 from setlab.chapters.birthday_collisions import claims
 from setlab.chapters.birthday_collisions.claims import SEED_000_TABLE, SEED_004_SIZED
 from setlab.core.figure_cache import kept
@@ -49,6 +51,9 @@ from setlab.models.hashed_offsets import (
 from setlab.models.snowflake import SEED_000_ID, SEED_MODULUS_INTENDED, TWITTER_EPOCH_MS
 from setlab.render.claims import Figures, Verdict
 
+if TYPE_CHECKING:  # the lab is imported where a page opens (open_page), not by setlab calc
+    from setlab.lab.backend import Lab
+
 FIGURES = Figures("birthday-collisions")
 
 # -- the seeds' figures ------------------------------------------------------------------------
@@ -67,6 +72,11 @@ SIMULATION_CASES = ((20, 100), (24, 1000), (20, 1000), (28, 10_000), (24, 10_000
 #: The first ID of the scan for a colliding pair: 2026-05-06 (seed 000's publication date) in
 #: Twitter's layout, worker 1, sequence 0.
 FIRST_USER = (1_778_025_600_000 - TWITTER_EPOCH_MS) << 22 | 1 << 12
+
+
+def start() -> Lab:
+    """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
+    return open_page(FIGURES)
 
 
 @cache

@@ -14,8 +14,11 @@ from functools import cache
 import numpy as np
 from matplotlib.figure import Figure
 
+from setlab.chapters import open_page
 from setlab.chapters.one_slow_command import claims
 from setlab.core.units import format_bytes, format_duration
+from setlab.lab.backend import Lab
+from setlab.lab.cluster import LocalCluster
 from setlab.lab.full_scale.housekeeping import EVICTION_LIMIT, SMALL_KEYS, HousekeepingReference
 from setlab.lab.reference import Measurement, beside
 from setlab.lab.runs.stalls import (
@@ -25,7 +28,9 @@ from setlab.lab.runs.stalls import (
     StallRow,
     StallsReference,
     biggest_delete,
+    cluster_routing,
 )
+from setlab.lab.server import ServerError, find_redis_server
 from setlab.models import bitmap, cluster_slots, like_workload
 from setlab.render.claims import Figures
 from setlab.render.plots import bytes_axis, new_figure, seconds_axis
@@ -47,6 +52,12 @@ KEYSPACES = [10**3, 10**4, 10**5, 3 * 10**5]
 def reference() -> StallsReference:
     """The stored run of every experiment in this chapter (read once)."""
     return StallsReference.load()
+
+
+def start() -> Lab:
+    """Open the page (:func:`open_page`): the lab and its banner, then the label of the stored
+    run every timing in the prose comes from."""
+    return open_page(FIGURES, reference().run.label)
 
 
 def _ms(value_ms: float) -> str:
@@ -241,6 +252,59 @@ def live_fork_text(forks: Measurement[list[ForkRow]]) -> str:
             f"with {format_bytes(rows[-1].used_memory)} in use the fork took "
             f"{_ms(rows[-1].fork_ms)}"
         ),
+    )
+
+
+def fork_text(rows: list[ForkRow]) -> str:
+    """One line per fork run: ``used_memory`` (binary units), the ``fork()`` itself and the whole
+    ``BGSAVE`` (ms)."""
+    return "\n".join(
+        f"used_memory {format_bytes(r.used_memory):>9}: fork {r.fork_ms:6.2f} ms, "
+        f"BGSAVE {r.bgsave_s * 1e3:6.0f} ms"
+        for r in rows
+    )
+
+
+# -- a real cluster beside the routing simulation -------------------------------------------------
+
+#: What the page says where no cluster can run: the per-node counts it shows are the model's.
+NO_CLUSTER = (
+    "No real cluster here (it needs redis-server processes): the counts above are a simulation "
+    "of the routing, which a live cluster reproduces exactly."
+)
+
+
+def cluster_routing_text(
+    lab: Lab,
+    user: np.ndarray,
+    content: np.ndarray,
+    simulated: dict[str, list[int]],
+    masters: int = 3,
+) -> str:
+    """The routing simulation ``simulated`` (:func:`setlab.models.like_workload.per_node_commands`
+    of the likes ``(user, content)``) checked on a real cluster: where ``lab`` is a real Redis and
+    a ``redis-server`` binary is installed, a private cluster of ``masters`` masters runs the
+    same likes (:func:`~setlab.lab.runs.stalls.cluster_routing`) and the text says whether its
+    ``CLUSTER KEYSLOT`` and per-node counts equal the model's; elsewhere, or when the cluster
+    cannot start, it says that the counts are a simulation (:data:`NO_CLUSTER`)."""
+    lines, local = [], None
+    if lab.is_real and find_redis_server():
+        try:
+            local = LocalCluster.start(masters=masters)
+        except ServerError as err:
+            lines.append(f"could not start a local cluster ({err}); showing the simulation only")
+    if local is None:
+        return "\n".join([*lines, NO_CLUSTER])
+    with local:
+        routing = cluster_routing(local, user, content)
+    same = all(routing.per_node[d] == simulated[d] for d in routing.per_node)
+    return "\n".join(
+        [
+            f"a real {masters}-master cluster: CLUSTER KEYSLOT agrees on all "
+            f"{routing.probe_keys} keys: {routing.slots_agree}",
+            f"live per-node command counts: {routing.per_node}",
+            f"identical to the simulation: {same}",
+        ]
     )
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import redis
 
+from setlab.chapters import open_page
 from setlab.chapters.snowflake_ranges import claims
 from setlab.core.hashing import java_long_hash64
 from setlab.core.units import format_bytes, format_count
@@ -82,6 +84,11 @@ LEAF_STEP = 1_000
 PRINTED_USERS = 2_000
 #: New users mapped by the Lua dense map for the verdict table (embedded fakeredis).
 DENSE_USERS = 2_000
+
+
+def start() -> Lab:
+    """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
+    return open_page(FIGURES)
 
 
 @cache
@@ -226,6 +233,17 @@ def leaf_markdown(runs: dict[int, LeafRun], requests: int) -> str:
         for step, run in runs.items()
     ]
     return _table(header, "rrrrr", rows)
+
+
+def commands_markdown(sent: Mapping[str, Sequence[Counter]]) -> str:
+    """:func:`~setlab.lab.runs.dense_map.commands_sent` as a table: one row per way of finding
+    the offset, the commands of its first call (a new user) and of its second (the same user
+    again), each as ``NAME ×count``, or "none"."""
+    rows = [
+        (name, *(", ".join(f"{c} ×{n}" for c, n in call.items()) or "none" for call in calls[:2]))
+        for name, calls in sent.items()
+    ]
+    return _table(["offset from", "new user", "same user again"], "lll", rows)
 
 
 def side_by_side_markdown() -> str:

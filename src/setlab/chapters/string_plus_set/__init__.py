@@ -3,7 +3,8 @@
 Memory figures come from the models (:mod:`setlab.models.redis_memory`, exact against ``MEMORY
 USAGE`` on Redis 7.0.15 / jemalloc 5.3, and :mod:`setlab.models.bitmap`); the race and the
 missing-key reply come from a tiny deterministic run of :mod:`setlab.lab.runs.like_service` on an
-embedded fakeredis, so the page reads the same on every backend.
+embedded fakeredis, so the page reads the same on every backend. The race under load
+(:func:`counters_under_load`) is the page's own run, on its lab.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from functools import cache
 
 import numpy as np
 
+from setlab.chapters import open_page
 from setlab.chapters.string_plus_set import claims
 from setlab.core.units import format_bytes
 from setlab.lab import backend, reference
@@ -40,6 +42,35 @@ BITMAP_KEY = "like:bit:1:42"
 #: Seed 000 §7.2: a user likes "几百~几千" (hundreds to thousands) posts; its upper end, past
 #: set-max-intset-entries (512), where the user's Set is a hashtable.
 HEAVY_USER_LIKES = 3_000
+#: The race under real concurrency (:func:`counters_under_load`): 16 threads, each doing 300
+#: likes (only likes, so every counter error is a double count) over 20 users and 20 posts.
+LOAD = {"threads": 16, "operations": 300, "users": 20, "targets": 20, "like_share": 1.0, "seed": 1}
+#: The two likes :func:`counters_under_load` runs, by name: the seed's check-then-act
+#: (``seed_version=True``) and the like gated on ``SADD``'s reply.
+VERSIONS = {"as the seed wrote it": True, "gated on SADD's reply": False}
+
+
+def start() -> Lab:
+    """Open the page (:func:`open_page`), then name the two keys the page's like service writes
+    first, in this lab's namespace: user 7's Set and post 42's counter."""
+    lab = open_page(FIGURES)
+    service = like_service.LikeService(lab, like_service.LikeStore())
+    print(service.user_key(7), "|", service.count_key(42))
+    return lab
+
+
+def counters_under_load(lab: Lab) -> dict[str, dict[int, int]]:
+    """Each of :data:`VERSIONS` on a fresh like service in ``lab``'s namespace (emptied first),
+    hammered with :data:`LOAD` (:func:`~setlab.lab.runs.like_service.hammer`): by version, each
+    post whose counter is wrong and by how much, the counter minus the users whose set holds
+    the post (:func:`~setlab.lab.runs.like_service.counter_errors`)."""
+    errors = {}
+    for name, seed_version in VERSIONS.items():
+        lab.cleanup()
+        service = like_service.LikeService(lab, like_service.LikeStore())
+        like_service.hammer(service, seed_version=seed_version, **LOAD)
+        errors[name] = like_service.counter_errors(service, LOAD["users"], LOAD["targets"])
+    return errors
 
 
 def sample_post_ids(rng: np.random.Generator, count: int = SAMPLE_LIKES) -> list[int]:

@@ -5,8 +5,9 @@ with the number of users, not with the IDs' values. :class:`DenseMap` keeps it o
 and a counter) and runs "read, else take a number, else bind it" as one Lua script, so two
 clients can never both take a number for the same ID. :func:`lookup_without_script` does the same
 steps from the client: still correct (HSETNX), but a lost race wastes a number.
-:func:`count_commands` counts the round trips each costs, and :func:`measure_map_memory` what the
-map costs in memory (``MEMORY USAGE``), stored from a real Redis as :class:`DenseMapReference`.
+:func:`count_commands` counts the round trips each costs (:func:`commands_sent`: call by call, for
+several ways of finding an offset), and :func:`measure_map_memory` what the map costs in memory
+(``MEMORY USAGE``), stored from a real Redis as :class:`DenseMapReference`.
 
 Without Redis, :func:`setlab.models.snowflake.first_seen_ranks` computes the same ints.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,6 +132,27 @@ def count_commands(client: redis.Redis) -> Iterator[Counter]:
             del client.execute_command
         else:
             client.execute_command = shadowed
+
+
+def commands_sent(
+    client: redis.Redis,
+    lookups: Mapping[str, Callable[[int], object]],
+    snowflake: int,
+    calls: int = 2,
+) -> dict[str, list[Counter]]:
+    """The commands (by name, :func:`count_commands`) that each of ``lookups`` sends through
+    ``client`` for ``snowflake``, call by call: ``calls`` calls of each, so for an ID no lookup
+    has seen the first call is a new user's and the next ones the same user's again. A lookup
+    that computes its offset in the client sends none (an empty ``Counter``)."""
+    calls = check_int("calls", calls, 1)
+    sent: dict[str, list[Counter]] = {}
+    for name, lookup in lookups.items():
+        sent[name] = []
+        for _ in range(calls):
+            with count_commands(client) as counted:
+                lookup(snowflake)
+            sent[name].append(counted)
+    return sent
 
 
 # -- what the map costs in memory ---------------------------------------------------------------

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from setlab.core.validate import check_int
 from setlab.lab.backend import Lab
 from setlab.models import redis_memory
 from setlab.models.snowflake import SEED_000_ID
@@ -273,6 +274,17 @@ def hammer(
         w.start()
     for w in workers:
         w.join()
+
+
+def database_reads(service: LikeService, user: int, target: int, requests: int) -> int:
+    """How many of ``requests`` is-liked checks of ``target`` by ``user`` went to the database
+    (:attr:`LikeStore.reads`). A user with no likes costs one read, then none: the reload leaves
+    the :data:`LOADED` sentinel, so the empty set stays cached."""
+    requests = check_int("requests", requests, 1)
+    before = service.store.reads
+    for _ in range(requests):
+        service.is_liked(user, target)
+    return service.store.reads - before
 
 
 def counter_errors(service: LikeService, users: int, targets: int) -> dict[int, int]:

@@ -9,7 +9,8 @@ rows that the chapter plots and ``reference/measure_stalls.py`` stores as refere
 * :func:`keys_vs_scan` — one KEYS call vs a full SCAN iteration as the keyspace grows;
 * :func:`fork_costs` — ``fork()`` time of a BGSAVE with and without a big key;
 * :func:`per_node_commands_live` — a like workload (:mod:`setlab.models.like_workload`) on a
-  real local cluster, per node.
+  real local cluster, per node; :func:`cluster_routing` adds ``CLUSTER KEYSLOT`` beside the
+  model's slots.
 
 Everything runs through a :class:`~setlab.lab.backend.Lab` on a real server, inside the lab's
 namespace. Commands that block a server (KEYS over a big keyspace, BGSAVE) and big allocations
@@ -26,10 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from setlab.core.validate import check_int
 from setlab.lab import cluster, guard, latency, reference
 from setlab.lab.backend import BigAllocationRefused, Lab
 from setlab.lab.reference import RunInfo
-from setlab.models import bitmap
+from setlab.models import bitmap, cluster_slots
 from setlab.models.redis_memory import Members, set_cost
 
 #: The stored reference run's name (``setlab/data/stalls-reference.json``).
@@ -298,6 +300,29 @@ def per_node_commands_live(
         counts[design] = local.commands_per_node()
     client.close()
     return counts
+
+
+@dataclass(frozen=True)
+class ClusterRouting:
+    """A like workload on a real cluster, beside the routing model
+    (:mod:`setlab.models.cluster_slots`)."""
+
+    probe_keys: int  #: keys whose ``CLUSTER KEYSLOT`` was compared with the model's slot
+    slots_agree: bool  #: every probe key's slot is :func:`~setlab.models.cluster_slots.key_slot`'s
+    per_node: dict[str, list[int]]  #: commands per node, by design (:func:`per_node_commands_live`)
+
+
+def cluster_routing(
+    local: cluster.LocalCluster, user: np.ndarray, content: np.ndarray, probes: int = 500
+) -> ClusterRouting:
+    """Does a real cluster route as the model does? ``CLUSTER KEYSLOT`` of ``probes`` plain keys
+    (``key:<i>``) and ``probes`` hash-tagged ones (``{tag<i>}:x``) against
+    :func:`~setlab.models.cluster_slots.key_slot`, then the like workload ``(user, content)`` on
+    ``local`` (:func:`per_node_commands_live`)."""
+    probes = check_int("probes", probes, 1)
+    keys = [f"key:{i}" for i in range(probes)] + [f"{{tag{i}}}:x" for i in range(probes)]
+    agree = local.keyslots(keys) == [cluster_slots.key_slot(k) for k in keys]
+    return ClusterRouting(len(keys), agree, per_node_commands_live(local, user, content))
 
 
 # -- the stored reference run -----------------------------------------------------------------
