@@ -411,3 +411,74 @@ def test_the_chapters_plots_draw_the_model_and_the_measurements(hll_reference):
     )
     errors = chapter.error_figure({10**3: np.zeros(5), 10**5: np.zeros(5)}, np.zeros(3))
     assert "over 5 sketches" in errors.axes[0].get_title()
+
+
+# -- what the page opens with and measures (live where it can, else the stored run) -------------
+
+
+def _stored_hll() -> dict:
+    text = (resources.files("setlab") / "data" / "hyperloglog-reference.json").read_text()
+    return json.loads(text)
+
+
+def test_the_page_opens_naming_the_stored_run(monkeypatch, capsys):
+    from setlab.chapters import hyperloglog as chapter
+
+    monkeypatch.setenv("SETLAB_BACKEND", "fake")
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.delenv("SETLAB_SCALE", raising=False)
+    stored = _stored_hll()
+    server, machine = stored["server"], stored["machine"]
+    lab = chapter.start()
+    try:
+        banner, note = capsys.readouterr().out.splitlines()
+        assert banner.startswith("embedded fakeredis ")
+        assert note == (
+            f"reference run: Redis {server['redis_version']} ({server['allocator']}), "
+            f"{machine['cpu']}, {machine['cores']} cores, measured {stored['measured']}"
+        )
+    finally:
+        lab.cleanup()
+
+
+def test_the_embedded_backend_shows_the_stored_key_growth_and_replies(fake_lab):
+    from setlab.chapters import hyperloglog as chapter
+
+    stored = _stored_hll()
+    key = fake_lab.key("post")
+    seen = chapter.key_memory(fake_lab, key, 2_000)
+    at = next(r for r in stored["growth"] if r["n"] == chapter.READERS)
+    assert not seen.live and (seen.value.n, seen.value.memory_usage) == (
+        at["n"],
+        at["memory_usage"],
+    )
+    # the stored key equals the model (the claims' tests check it), so both figures are its
+    assert chapter.key_memory_text(seen).splitlines() == [
+        seen.label,
+        f"{at['n']:,} readers: MEMORY USAGE {at['memory_usage']:,} B, "
+        f"model {at['memory_usage']:,} B",
+    ]
+    growth = chapter.growth_measurement(fake_lab, [1, 10])
+    assert [r.memory_usage for r in growth.value] == [r["memory_usage"] for r in stored["growth"]]
+    zeros = chapter.zero_replies_measurement(fake_lab, 10_000)
+    assert [(b.start, b.stop, b.zero_replies) for b in zeros.value] == [
+        (b["from"], b["to"], b["zero_replies"]) for b in stored["zero_replies"]
+    ]
+    assert not fake_lab.keys()
+
+
+@pytest.mark.live
+def test_a_real_redis_measures_the_key_and_replies_as_the_model_says(live_lab):
+    from setlab.chapters import hyperloglog as chapter
+
+    key = live_lab.key("post")
+    runs.pfadd_many(live_lab, key, hll.reader_ids(0, 500))
+    seen = chapter.key_memory(live_lab, key, 500)
+    assert seen.live and seen.value.n == 500
+    assert seen.value.memory_usage == hll.sketch_of_readers(500).cost(key).memory_usage
+    zeros = chapter.zero_replies_measurement(live_lab, 3_000)
+    bins = [(0, 10), (10, 100), (100, 1000), (1000, 3000)]  # the last bin ends at the count
+    assert [(b.start, b.stop) for b in zeros.value] == bins
+    replies = hll.new_reader_replies(3_000)
+    expected = [int((replies[a:b] == 0).sum()) for a, b in bins]
+    assert [b.zero_replies for b in zeros.value] == expected

@@ -249,10 +249,11 @@ def test_watch_retry_keeps_every_update_under_concurrency(fake_lab):
     assert result.lost == 0
 
 
-def test_a_watched_add_retries_after_another_client_wrote(fake_lab):
-    key = fake_lab.key("bm")
-    other = fake_lab.new_client()
-    client = fake_lab.new_client()
+def _client_whose_first_watch_another_client_interrupts(lab, key):
+    """A client of ``lab`` after whose first ``WATCH key`` another client adds 99 to the bitmap
+    at ``key`` (lands between the WATCH and the EXEC)."""
+    other = lab.new_client()
+    client = lab.new_client()
     real_get = client.pipeline
 
     def pipeline_with_interference(*args, **kwargs):
@@ -263,14 +264,28 @@ def test_a_watched_add_retries_after_another_client_wrote(fake_lab):
             watch(*keys)
             if not getattr(pipe, "_interfered", False):
                 pipe._interfered = True
-                rr.rmw_add(other, key, 99)  # lands between our WATCH and our EXEC
+                rr.rmw_add(other, key, 99)
 
         pipe.watch = watch_then_someone_writes
         return pipe
 
     client.pipeline = pipeline_with_interference
+    return client
+
+
+def test_a_watched_add_retries_after_another_client_wrote(fake_lab):
+    key = fake_lab.key("bm")
+    client = _client_whose_first_watch_another_client_interrupts(fake_lab, key)
     assert rr.watched_add(client, key, 1) == 1
     assert sorted(rr.load(fake_lab.r, key)) == [1, 99]
+
+
+def test_a_watched_batch_keeps_every_id_of_both_batches_after_another_client_wrote(fake_lab):
+    key = fake_lab.key("bm")
+    assert rr.watched_add_many(fake_lab.r, key, [1, 2, 3]) == 0
+    client = _client_whose_first_watch_another_client_interrupts(fake_lab, key)
+    assert rr.watched_add_many(client, key, [3, 4]) == 1
+    assert sorted(rr.load(fake_lab.r, key)) == [1, 2, 3, 4, 99]
 
 
 def test_plain_bitmap_bytes_equal_what_setbit_builds(fake_lab):

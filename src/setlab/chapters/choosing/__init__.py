@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from setlab.chapters import open_page
 from setlab.chapters.choosing import claims
 from setlab.core.figure_cache import kept
 from setlab.core.units import format_bytes, format_bytes_si, format_count
@@ -44,6 +45,13 @@ if TYPE_CHECKING:
     from setlab.lab.backend import Lab
 
 FIGURES = Figures("choosing")
+
+
+def start() -> Lab:
+    """Open the page (:func:`open_page`): its figures are the models' alone, so no stored run
+    needs naming before the first number."""
+    return open_page(FIGURES)
+
 
 # -- seed 003's selection table -------------------------------------------------------------------
 

@@ -17,11 +17,24 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from setlab.chapters import open_page
 from setlab.chapters.hyperloglog import claims
 from setlab.core.figure_cache import kept
 from setlab.core.hashing import murmur64a, murmur64a_rows
 from setlab.core.units import format_bytes
-from setlab.lab.runs.hyperloglog import HllGrowthRow, HyperLogLogReference, WeekResult, ZeroReplies
+from setlab.lab.backend import Lab
+from setlab.lab.reference import Measurement, live_or_reference
+from setlab.lab.runs.hyperloglog import (
+    REPLY_EDGES,
+    HllGrowthRow,
+    HyperLogLogReference,
+    WeekResult,
+    ZeroReplies,
+    measure_hll_growth,
+    observe,
+    pfadd_replies,
+    zero_replies,
+)
 from setlab.models import hyperloglog as hll
 from setlab.models.redis_memory import as_bytes
 from setlab.render.claims import Figures
@@ -52,10 +65,64 @@ HASHED_SEED = 4
 CURVE_READERS = 3_000
 
 
+def start() -> Lab:
+    """Open the page (:func:`open_page`), naming the stored run its figures come from."""
+    return open_page(FIGURES, reference().run.label)
+
+
 @cache
 def reference() -> HyperLogLogReference:
     """The stored run (read once)."""
     return HyperLogLogReference.load()
+
+
+# -- what the page measures: this run on a real Redis, else the stored run ---------------------
+
+
+def key_memory(lab: Lab, key: str, readers: int) -> Measurement[HllGrowthRow]:
+    """``MEMORY USAGE`` (bytes) and ``PFCOUNT`` of the HyperLogLog ``key`` holding ``readers``
+    readers, read on a real Redis; elsewhere (fakeredis keeps no HyperLogLog string) the stored
+    run's key of :data:`READERS` readers."""
+    ref = reference()
+    return live_or_reference(
+        lab,
+        lambda lab: observe(lab, key, readers),
+        lambda: ref.growth_at(READERS),
+        run_info=ref.run,
+    )
+
+
+def key_memory_text(seen: Measurement[HllGrowthRow]) -> str:
+    """Two lines: where ``seen`` was measured, then its readers and ``MEMORY USAGE`` beside the
+    model's (:class:`setlab.models.hyperloglog.HyperLogLog` of as many readers)."""
+    row = seen.value
+    model = hll.sketch_of_readers(row.n).cost(row.key).memory_usage
+    return (
+        f"{seen.label}\n{row.n:,} readers: MEMORY USAGE {row.memory_usage:,} B, model {model:,} B"
+    )
+
+
+def growth_measurement(lab: Lab, sizes: Sequence[int]) -> Measurement[list[HllGrowthRow]]:
+    """One key grown through ``sizes`` readers (ascending) and observed at each, on a real
+    Redis; else the stored run's rows."""
+    ref = reference()
+    return live_or_reference(
+        lab, lambda lab: measure_hll_growth(lab, sizes), lambda: ref.growth, run_info=ref.run
+    )
+
+
+def zero_replies_measurement(lab: Lab, count: int) -> Measurement[list[ZeroReplies]]:
+    """How often ``PFADD`` replied 0 to each of ``count`` brand-new readers, binned by the
+    readers already added (:data:`~setlab.lab.runs.hyperloglog.REPLY_EDGES`, the last bin
+    ending at ``count``): on a real Redis, else the stored run's bins (100,000 readers)."""
+    ref = reference()
+    edges = [*REPLY_EDGES[:-1], count]
+    return live_or_reference(
+        lab,
+        lambda lab: zero_replies(pfadd_replies(lab, count), edges),
+        lambda: list(ref.zero_replies),
+        run_info=ref.run,
+    )
 
 
 @cache

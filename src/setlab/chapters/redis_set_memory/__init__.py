@@ -9,15 +9,17 @@ is printed by the page with its label, beside them, never instead of them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from setlab.chapters import open_page
 from setlab.chapters.redis_set_memory import claims
 from setlab.core.units import format_bytes
+from setlab.lab.backend import Lab
 from setlab.lab.runs.memory import (
     BigSetRow,
     GrowthRow,
@@ -54,6 +56,11 @@ INTSET_LIMITS = (128, 512, 1000)
 BIG_SET_KIND = "16-hex device ids"
 #: The largest of seed 004's keys, a bitmap reaching offset 2^32 - 1 (each key is freed after).
 SEED_004_PEAK_BYTES = bitmap.bytes_for_offset(bitmap.MAX_OFFSET)
+
+
+def start() -> Lab:
+    """Open the page (:func:`open_page`), naming the stored run its figures come from."""
+    return open_page(FIGURES, reference().run.label)
 
 
 @cache
@@ -339,6 +346,20 @@ def seed_004_text(rows: Sequence[Seed004Row]) -> str:
     """How many of seed 004's keys built on this run equal the model."""
     built = [r for r in rows if r.built]
     return f"{sum(r.memory_usage == r.model for r in built)} of {len(built)} keys equal the model"
+
+
+def switch_text(points: Mapping[int, int | None]) -> str:
+    """One line per ``set-max-intset-entries`` value of ``points``: the member at which a set
+    of integers became a hashtable, or that it was not measured (``None``)."""
+    return "\n".join(
+        f"set-max-intset-entries {limit:>5}: "
+        + (
+            f"hashtable from member {at}"
+            if at
+            else "not measured (the config changes only on a server setlab started)"
+        )
+        for limit, at in points.items()
+    )
 
 
 def growth_mismatches(rows: Sequence[GrowthRow]) -> int:

@@ -9,14 +9,16 @@ return the reference run's record, labelled as such, where the backend cannot me
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import pyroaring
 from matplotlib.figure import Figure
-from pyroaring import BitMap
+from pyroaring import BitMap, BitMap64
 
+from setlab.chapters import open_page
 from setlab.chapters.roaring_containers import claims
 from setlab.chapters.roaring_containers import plots as roaring_plots
 from setlab.core.figure_cache import kept
@@ -46,6 +48,24 @@ SEED_SPARSE_IDS = 120_000_000
 SEED_BLOOM_ERROR = 0.01
 #: Densities (IDs present / 2^32) of the bytes-per-ID comparison.
 DENSITIES = np.geomspace(1e-6, 1, 40)
+#: The bitmap :func:`structure_figure` draws, one chunk per container kind (int64): an array
+#: (1, 2, 3, 70 in chunk 0), a run (100 … 5,000 in chunk 5), a bitset (every third value of
+#: chunk 17) and seed 000's offset two billion alone in chunk 30,517.
+STRUCTURE_IDS = np.r_[
+    [1, 2, 3, 70],
+    5 * 65536 + np.arange(100, 5001),
+    17 * 65536 + np.arange(0, 65536, 3),
+    SEED_OFFSET,
+]
+#: The population the snowflake users are re-mapped into, as dense 32-bit IDs.
+REMAPPED_POPULATION = 100_000_000
+
+
+def start() -> Lab:
+    """Open the page (:func:`open_page`), naming the stored run its figures come from and the
+    pyroaring that built it."""
+    ref = reference_run()
+    return open_page(FIGURES, f"{ref.run.label} — pyroaring {ref.pyroaring}")
 
 
 @cache
@@ -304,6 +324,19 @@ FIGURES.add("rc-bloom-over-dense", _bloom_over_dense)
 # -- the experiment cells: pyroaring beside the model, and what a live server measures -----------
 
 
+def beside_model(built: BitMap, model: ro.Layout, run_optimize: bool) -> str:
+    """One line: ``model``'s container counts and serialized bytes beside pyroaring's ``built``
+    (``len(serialize())``), and whether their per-kind statistics are equal
+    (:func:`setlab.models.roaring.pyroaring_statistics`); ``run_optimize`` says which state both
+    are in."""
+    same = model.statistics() == ro.pyroaring_statistics(built)
+    return (
+        f"run_optimize={run_optimize!s:5}: {model.counts()}, "
+        f"{len(built.serialize()):,} B serialized (model {model.serialized_bytes:,} B, "
+        f"statistics equal: {same})"
+    )
+
+
 @dataclass(frozen=True)
 class Built:
     """One bitmap built with pyroaring: its serialized size beside the model's."""
@@ -346,6 +379,38 @@ def built_table(scale: float = 1.0) -> str:
         for b in built_sizes(scale)
     ]
     return "\n".join(lines)
+
+
+def snowflake_sizes(snow: np.ndarray, rng: np.random.Generator) -> dict[str, int]:
+    """Bytes that hold the users ``snow`` (snowflake IDs, int64) five ways: pyroaring's
+    ``BitMap64`` serialized, its model (:func:`setlab.models.roaring.layout64`, run-optimized),
+    a ``BitMap`` of as many users re-mapped to random dense IDs below
+    :data:`REMAPPED_POPULATION` (drawn from ``rng``), a Redis 7.0 SET of as many consecutive
+    snowflake IDs as decimal strings (``MEMORY USAGE``,
+    :func:`setlab.models.redis_memory.set_cost`) and a 1% Bloom filter
+    (:func:`setlab.models.bloom.size_for`)."""
+    n = len(snow)
+    model = ro.layout64(snow, run_optimize=True)
+    remapped = BitMap(ro.random_ids(n, rng, universe=REMAPPED_POPULATION))
+    members = redis_memory.Members.decimal_range(snow.min(), snow.min() + n)
+    return {
+        "BitMap64 of snowflake IDs": len(BitMap64(snow).serialize()),
+        "model (setlab.models.roaring.layout64)": model.serialized_bytes,
+        "BitMap of re-mapped dense IDs": len(remapped.serialize()),
+        "Redis SET of the snowflake IDs": redis_memory.set_cost(members).memory_usage,
+        "Bloom filter, 1%": bloom.size_for(n, SEED_BLOOM_ERROR).bytes,
+    }
+
+
+def per_id_table(sizes: Mapping[str, int], ids: int) -> str:
+    """``sizes`` (bytes by structure, as :func:`snowflake_sizes` gives them) as a text table,
+    one line a structure: its name, its size and its bytes per ID of ``ids`` IDs."""
+    if ids < 1:
+        raise ValueError(f"ids must be at least 1; got {ids!r}")
+    return "\n".join(
+        f"{name:32} {format_bytes(size):>10}  {size / ids:6.2f} B per ID"
+        for name, size in sizes.items()
+    )
 
 
 def contention_measurement(

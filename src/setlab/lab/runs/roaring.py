@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,18 +56,29 @@ def rmw_add(client: redis.Redis, key: str, value: int) -> None:
 
 
 def watched_add(client: redis.Redis, key: str, value: int, max_retries: int = 10_000) -> int:
-    """The same update, retried until no other client changed the key in between.
+    """The same update, retried until no other client changed the key in between
+    (:func:`watched_add_many` with the one value). Returns the retries."""
+    return watched_add_many(client, key, (value,), max_retries)
 
-    ``WATCH key`` → GET → modify → ``MULTI``/``SET``/``EXEC``; ``EXEC`` fails if the key changed
-    after ``WATCH``, and the whole read-modify-write starts again. Returns the retries.
+
+def watched_add_many(
+    client: redis.Redis, key: str, values: Iterable[int], max_retries: int = 10_000
+) -> int:
+    """Add ``values`` (32-bit IDs) to the bitmap at ``key`` in one read-modify-write, retried
+    until no other client changed the key in between: a whole batch per round trip.
+
+    ``WATCH key`` → GET → modify → ``MULTI``/``SET``/``EXEC``; ``EXEC`` fails with
+    ``WatchError`` if the key changed after ``WATCH`` (Redis's optimistic locking,
+    https://redis.io/docs/latest/develop/interact/transactions/), and the whole
+    read-modify-write starts again. Returns the retries; raises ``RuntimeError`` after
+    ``max_retries``.
     """
     with client.pipeline() as pipe:
         for retries in range(max_retries + 1):
             try:
                 pipe.watch(key)
-                data = pipe.get(key)
-                bitmap = BitMap.deserialize(data) if data else BitMap()
-                bitmap.add(value)
+                bitmap = load(pipe, key)
+                bitmap.update(values)
                 pipe.multi()
                 pipe.set(key, bitmap.serialize())
                 pipe.execute()
