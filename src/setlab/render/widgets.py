@@ -74,6 +74,8 @@ VEGALITE_MIME = "application/vnd.vegalite.v5+json"
 KINDS = ("int", "bytes", "number", "percent", "rate", "text")
 
 Settings = Mapping[str, float]
+#: How a widget's line for the terminal starts; the next word names its calculator.
+CALC_PREFIX = "setlab calc "
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,7 @@ class Widget:
         # a page message says "run the line below": there must be one
         pointing = [c.name for c in self.controls
                     if {c.beyond(), c.off_grid()} & set(c.refusals().values())]  # fmt: skip
-        if pointing and not any(c.template.startswith("setlab calc") for c in self.commands):
+        if pointing and self.terminal is None:
             raise ValueError(f"widget {self.slug!r}: {pointing} point at a setlab calc line "
                              "to run, and it has none (commands=…)")  # fmt: skip
         readouts = {r.name for r in self.readouts}
@@ -258,6 +260,19 @@ class Widget:
             if c.optional and c.solved not in readouts:
                 raise ValueError(f"widget {self.slug!r}: control {c.name!r} is solved by "
                                  f"{c.solved!r}, not a readout")  # fmt: skip
+
+    @property
+    def terminal(self) -> Command | None:
+        """The first of :attr:`commands` that is a ``setlab calc`` line: the command whose
+        numbers the readouts are, or None."""
+        return next((c for c in self.commands if c.template.startswith(CALC_PREFIX)), None)
+
+    @property
+    def calculator(self) -> str | None:
+        """The ``setlab calc`` calculator the widget shows (the word after ``setlab calc`` in
+        :attr:`terminal`), or None: the book's calculators page and the tests look it up."""
+        line = self.terminal
+        return None if line is None else line.template.removeprefix(CALC_PREFIX).split()[0]
 
     @property
     def defaults(self) -> dict[str, float]:
