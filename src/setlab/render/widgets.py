@@ -19,8 +19,10 @@ classes, a stored measurement to interpolate), compute it in Python at build tim
 the expression with :func:`step_expr` / :func:`interp_expr`: the browser only looks it up, and
 the caption says so (``source``).
 
-**Adding a widget.** In a chapter-layer module, ``setlab/chapters/<chapter>_widget.py`` (it may
-read ``setlab.lab`` and ``setlab.tools``; see ``bloom_widget.py``)::
+**Adding a widget.** In the chapter's ``setlab/chapters/<chapter>/widget.py`` (it may read
+``setlab.lab`` and ``setlab.tools``; see ``bloom_basics/widget.py``), one public function
+returning the widget, which names the ``setlab calc`` calculator it shows in its line for the
+terminal (:attr:`Widget.calculator`; ``setlab.site.calculators`` finds both)::
 
     def calculator() -> Widget:
         chart = alt.Chart(...).transform_calculate(y="... n ...")  # params referenced by name
@@ -32,9 +34,10 @@ read ``setlab.lab`` and ``setlab.tools``; see ``bloom_widget.py``)::
             caption="…", source="formula (setlab.models.bloom)",
             settings=[{"n": 1e6, "p": 0.01}, …],   # the text fallback's columns
             derived={"items": "ceil(load * n)"},    # shared sub-expressions, not shown
+            commands=[Command("the same in a terminal:", "setlab calc bloom -n {n} -p {p}")],
         )
 
-and on the page one cell, ``bloom_widget.calculator()``. The parameters are added to the chart's
+and on the page one cell, ``widget.calculator()``. The parameters are added to the chart's
 top level here (do not declare them in Altair). Test it with :func:`evaluate_in_vega` against the
 readouts' models, and in ``tests/browser/test_widgets_browser.py`` against ``setlab calc … --json``.
 

@@ -22,6 +22,7 @@ import math
 from functools import cache
 from typing import Any
 
+from setlab.core.figure_cache import kept
 from setlab.models.bloom import format_rate
 from setlab.render.plots import STRUCTURE_COLOURS
 from setlab.render.vega_lite import alt
@@ -61,6 +62,7 @@ _PI = "indexof(rates, p)"
 
 
 @cache
+@kept("choosing-density-grid")  # the chapter and the calculators page build it, seconds each
 def grid() -> dict[str, list]:
     """The advisor's prices on the grid, in lookup order: per count × range (``count`` major)
     each exact structure's bytes (None where it cannot hold the IDs, or the IDs outnumber the
