@@ -3,8 +3,8 @@
 A :class:`Calculator` holds everything ``setlab calc <name>`` is: its name, the line
 ``setlab calc --help`` lists (also the question the book's calculators page says it answers),
 the description its own ``--help`` opens with, its options (:class:`Option`), the function that
-answers them with :class:`~setlab.tools.calc.report.Report`\\ s, and, for a calculator that sizes
-one key, the report field holding that key's bytes (then it takes ``--sets`` and
+answers them with reports (:class:`~setlab.tools.calc.report.Report`), and, for a calculator
+that sizes one key, the report field holding that key's bytes (then it takes ``--sets`` and
 ``--server-memory``). :data:`setlab.tools.calc.CALCULATORS` collects every declaration;
 :mod:`setlab.cli.calculators` turns each into an argparse subcommand and the book's widgets name
 one by their ``setlab calc <name> …`` line (:mod:`setlab.site.calculators`).
