@@ -6,13 +6,15 @@ After the build, for every chapter this writes ``slides/<slug>.html`` (the conte
 taken from MyST-NB's ``_build/jupyter_execute``), and copies the reveal.js files it needs from the
 ``sphinx-revealjs`` wheel (a dependency of the ``book`` extra, used only for its copy of reveal.js)
 into ``_static/reveal``. Each chapter page gets a link to its deck under its title, and one to
-its calculator and the calculators page (:mod:`setlab.site.calculators`).
+its calculator (the page's own ``calc-…`` heading, read from Sphinx's labels) and the
+calculators page (:mod:`setlab.site.calculators` fills its table).
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import html
 import shutil
 from importlib import util
 from pathlib import Path
@@ -22,7 +24,7 @@ from setlab_site import mathjax_es5, svg_title  # book/_ext is on sys.path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from setlab.site import calculators, slides
+from setlab.site import slides
 from setlab.site.registry import CHAPTERS
 
 logger = logging.getLogger(__name__)
@@ -151,7 +153,7 @@ def _link_deck(app: Sphinx, pagename: str, templatename, context: dict, doctree)
     link = (
         f'<p class="setlab-slides"><a href="../{FOLDER}/{slug}.html">Slides for this chapter</a> '
         "(reveal.js: the objectives, figures, verdicts and key points, for projecting).</p>"
-    ) + _calculators_line(slug)
+    ) + _calculators_line(app, pagename)
     body = context.get("body", "")
     download = body.find('<p class="setlab-download">')
     anchor, end = (download, "</p>") if download >= 0 else (0, "</h1>")
@@ -163,15 +165,25 @@ def _link_deck(app: Sphinx, pagename: str, templatename, context: dict, doctree)
         context["body"] = body[:cut] + link + body[cut:]
 
 
-def _calculators_line(slug: str) -> str:
-    """Under a chapter's title: its own calculator (an anchor), and the page of all of them."""
-    every = f'<a href="calculators.html">all {len(calculators.CALCULATORS)} calculators</a>'
-    own = calculators.in_chapter(slug)
+#: the start of a calculator's heading label in a chapter, and of its heading's text
+LABEL, HEADING = "calc-", "Calculator: "
+
+
+def _calculators_line(app: Sphinx, pagename: str) -> str:
+    """Under a chapter's title: its own calculator (the ``(calc-<widget>)=`` heading the page
+    puts before the widget, with its words), and the page of all of them (as many as the book's
+    pages have such headings)."""
+    found = sorted(app.env.get_domain("std").labels.items())
+    labels = [(doc, anchor, title) for name, (doc, anchor, title) in found
+              if name.startswith(LABEL)]  # fmt: skip
+    every = f'<a href="calculators.html">all {len(labels)} calculators</a>'
+    own = next(((anchor, title) for doc, anchor, title in labels if doc == pagename), None)
     if own is None:
         return f'<p class="setlab-calculators">Your own numbers: {every}.</p>'
+    anchor, title = own
     return (
-        f'<p class="setlab-calculators">Your own numbers: <a href="#{own.label}">this '
-        f"chapter's calculator</a> ({own.title}), or {every}.</p>"
+        f'<p class="setlab-calculators">Your own numbers: <a href="#{anchor}">this '
+        f"chapter's calculator</a> ({html.escape(title.removeprefix(HEADING))}), or {every}.</p>"
     )
 
 

@@ -93,19 +93,17 @@ def setbit_cli(s: dict) -> dict[str, float]:
             "total": data["scale"]["total"], "masters": data["scale"]["masters"]}  # fmt: skip
 
 
-#: slug → (page, three settings, the CLI's numbers for a setting, a slider move (control,
-#: position)).
-WIDGETS: dict[str, tuple[str, list[dict], Callable[[dict], dict], tuple[str, float]]] = {
-    "bloom": ("book/bloom-basics.html",
-              [{"n": 1_000_000, "p": 0.001, "load": 2.0, "sets": 1},
+#: slug → (three settings, the CLI's numbers for a setting, a slider move (control, position));
+#: tests/book/test_calculators_findable.py checks that with FIGURES of
+#: test_widgets_filters_density_browser.py these are every calculator of the book.
+WIDGETS: dict[str, tuple[list[dict], Callable[[dict], dict], tuple[str, float]]] = {
+    "bloom": ([{"n": 1_000_000, "p": 0.001, "load": 2.0, "sets": 1},
                {"n": 123_457, "p": 0.0372, "load": 1.05, "sets": 8000},
                {"n": 10**10, "p": 1e-6, "load": 0.5, "sets": 3}],
               bloom_cli, ("n", 7.3)),
-    "birthday": ("book/birthday-collisions.html",
-                 [{"n": 1000, "bits": 20}, {"n": 100_000, "bits": 32}, {"n": 77_000, "bits": 64}],
+    "birthday": ([{"n": 1000, "bits": 20}, {"n": 100_000, "bits": 32}, {"n": 77_000, "bits": 64}],
                  birthday_cli, ("n", 4.5)),
-    "setbit": ("book/setbit-offset.html",
-               [{"offset": 1000, "sets": 1}, {"offset": 700_000_000, "sets": 5},
+    "setbit": ([{"offset": 1000, "sets": 1}, {"offset": 700_000_000, "sets": 5},
                 {"offset": 2**32 - 1, "sets": 100_000}],
                setbit_cli, ("offset", 6.5)),
 }  # fmt: skip
@@ -160,7 +158,8 @@ def _check(page, slug: str, expected: dict[str, float], where: str) -> None:
 
 @pytest.mark.parametrize("slug", list(WIDGETS))
 def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, browser, slug):
-    path, settings, cli, (control, position) = WIDGETS[slug]
+    settings, cli, (control, position) = WIDGETS[slug]
+    path = drive.page_of(site, slug)
     SHOTS.mkdir(parents=True, exist_ok=True)
     with serve(site) as base:
         page = browser.page(1280, 900)
@@ -269,7 +268,7 @@ def test_the_bloom_calculator_solves_from_any_two_or_three_as_setlab_calc_does(s
 def test_without_the_vega_script_a_widget_is_its_text(site, browser, slug):
     """A reader whose browser runs no script (or loses the bundle) sees no dead controls: the
     readouts at the defaults, computed by the models at build time, and the table of settings."""
-    path, *_ = WIDGETS[slug]
+    path = drive.page_of(site, slug)
     with serve(site) as base:
         page = browser.page(1280, 900)
         page.route("**/setlab-vega.js", lambda route: route.abort())
@@ -295,7 +294,7 @@ def test_the_bundle_is_fetched_only_when_a_reader_nears_a_widget_or_the_address_
 ):
     """870 KB a reader who never scrolls to a calculator does not download (issue 29's page
     weight), and one who follows a link to a calculator's settings gets it at once."""
-    path, *_ = WIDGETS["setbit"]
+    path = drive.page_of(site, "setbit")
     with serve(site) as base:
         page = browser.page(1280, 900)
         asked: list[str] = []

@@ -63,18 +63,16 @@ def _density(s: dict) -> dict:
     return out
 
 
-#: slug → (page, three settings, the CLI's numbers for a setting, a slider move (control,
-#: position in the slider's own units))
+#: slug → (three settings, the CLI's numbers for a setting, a slider move (control, position in
+#: the slider's own units)); with WIDGETS of test_widgets_browser.py, every calculator of the
+#: book (tests/book/test_calculators_findable.py)
 FIGURES = {
-    "cuckoo-load": ("book/cuckoo-kick-chains.html",
-                    [{"b": 2, "f": 8, "logslots": 18}, {"b": 1, "f": 16, "logslots": 10},
+    "cuckoo-load": ([{"b": 2, "f": 8, "logslots": 18}, {"b": 1, "f": 16, "logslots": 10},
                      {"b": 8, "f": 5, "logslots": 12}], _cuckoo, ("b", 3)),
-    "sharded-bloom": ("book/sharded-bloom.html",
-                      [{"logshards": 10, "capacity": 800_000},
+    "sharded-bloom": ([{"logshards": 10, "capacity": 800_000},
                        {"logshards": 17, "capacity": 7_630},
                        {"logshards": 5, "capacity": 123_456}], _sharded, ("capacity", 4.5)),
-    "bytes-per-id": ("book/choosing.html",
-                     [{"n": 800_000_000, "logrange": 32, "p": 0.01, "sets": 1},
+    "bytes-per-id": ([{"n": 800_000_000, "logrange": 32, "p": 0.01, "sets": 1},
                       {"n": 1_000_000, "logrange": 20, "p": 0.001, "sets": 300},
                       {"n": 120_000_000, "logrange": 64, "p": 0.05, "sets": 20}], _density,
                      ("logrange", 27)),
@@ -124,7 +122,8 @@ def _boxes(page, slug: str, names) -> dict[str, float]:
 @pytest.mark.parametrize("slug", list(FIGURES))
 def test_moving_the_controls_shows_what_setlab_calc_prints(browser, book_html, slug):
 
-    path, settings, expected_for, (control, position) = FIGURES[slug]
+    settings, expected_for, (control, position) = FIGURES[slug]
+    path = drive.page_of(book_html, slug)
     with site.serve(book_html) as base:
         page = browser.page(1280, 900)
         page.goto(f"{base}{path}?keep=1", wait_until="networkidle")
@@ -150,7 +149,8 @@ def test_screenshots_of_each_widget_light_and_dark(browser, book_html):
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     with site.serve(book_html) as base:
-        for slug, (path, _, _, _) in FIGURES.items():
+        for slug in FIGURES:
+            path = drive.page_of(book_html, slug)
             for width in (1280, 390):
                 for dark in (False, True):
                     # tall enough that the widget fits: a capture beyond the viewport resizes it,

@@ -9,6 +9,7 @@ import io
 import json
 import math
 from collections.abc import Mapping
+from pathlib import Path
 
 from setlab.cli.main import main
 
@@ -23,6 +24,15 @@ def calc(*args: object) -> dict | list:
         code = main(["calc", *map(str, args), "--json"])
     assert code == 0, f"setlab calc {' '.join(map(str, args))} exited {code}"
     return json.loads(out.getvalue())
+
+
+def page_of(html: Path, slug: str) -> str:
+    """The page of the built book at ``html`` that shows widget ``slug`` (``book/<chapter>.html``):
+    found in the build, so a browser test names a widget and not where it lives."""
+    pages = [p for p in sorted((html / "book").glob("*.html"))
+             if f'id="widget-{slug}"' in p.read_text(encoding="utf-8")]  # fmt: skip
+    assert len(pages) == 1, f"widget {slug} is on {len(pages)} pages: {pages}"
+    return f"book/{pages[0].name}"
 
 
 def ready(page, slug: str, timeout: float = 60_000) -> object:

@@ -247,3 +247,14 @@ def test_a_widget_whose_page_says_run_the_line_below_has_one():
         Widget("x", "x", w.chart, [wide], w.readouts[:1], "x", "x")
     line = widgets.Command("cli", "setlab calc x -n {n}")
     assert Widget("x", "x", w.chart, [wide], w.readouts[:1], "x", "x", commands=[line])
+
+
+def test_a_widget_names_the_calculator_of_its_first_setlab_calc_line():
+    w = _demo()
+    assert w.terminal is None and w.calculator is None
+    lines = [widgets.Command("in Redis:", "BF.RESERVE k 0.01 {n}"),
+             widgets.Command("the same in a terminal:", "setlab calc sharded-bloom -n {n}"),
+             widgets.Command("or:", "setlab calc bloom -n {n}")]  # fmt: skip
+    named = Widget(w.slug, w.title, w.chart, w.controls, w.readouts, w.caption, w.source,
+                   commands=lines)  # fmt: skip
+    assert named.terminal is lines[1] and named.calculator == "sharded-bloom"

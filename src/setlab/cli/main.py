@@ -1,8 +1,8 @@
 """The ``setlab`` command (also ``python -m setlab``).
 
-* ``setlab calc bloom|cuckoo|roaring|set|hll|cuckoo-load|sharded-bloom|density|birthday|setbit``
-  — the book's models as calculators, one table of them in :mod:`setlab.cli.calculators`
-  (engines in :mod:`setlab.tools.calc`; numbers read by :mod:`setlab.core.quantities`);
+* ``setlab calc <calculator>`` — the book's models as calculators, each declared once beside
+  its engine in :mod:`setlab.tools.calc` and made a subcommand by :mod:`setlab.cli.calculators`
+  (numbers read by :mod:`setlab.core.quantities`);
 * ``setlab advise FILE`` — read IDs (:mod:`setlab.models.ids`), histogram them
   (:mod:`setlab.tools.analysis`), price every structure for them and recommend one
   (:mod:`setlab.tools.advise`; string IDs: :mod:`setlab.tools.advise_strings`);
@@ -96,9 +96,9 @@ def _doctor(args: argparse.Namespace) -> int:
 def _advise(args: argparse.Namespace) -> int:
     from setlab.models import string_ids
     from setlab.models.ids import read_ids
-    from setlab.tools import advise, advise_strings, analysis, scale
+    from setlab.tools import advise, advise_strings, analysis, capacity
 
-    server, source = scale.server_budget(args.server_memory)
+    server, source = capacity.server_budget(args.server_memory)
     options = advise.Needs(
         error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis,
         sets=args.sets, server=server, server_source=source,
@@ -156,9 +156,10 @@ def _progress(flag: bool | None) -> bool:
 
 
 def _add_calc(sub: Any) -> None:
-    from setlab.cli.calculators import CALCULATORS, add_parsers
+    from setlab.cli.calculators import add_parsers
+    from setlab.tools import calc
 
-    names = [c.name for c in CALCULATORS]
+    names = [c.name for c in calc.CALCULATORS]
     calc = sub.add_parser(
         "calc", help=f"sizing calculators: {', '.join(names)}",
         description="Sizing calculators built on the book's models. Numbers may be written "

@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import Any
 
 
 def typed(parse: Any, name: str, **options: Any) -> Any:
     """An argparse ``type=`` from a setlab parser: its ValueError message becomes the error."""
+    return argument_type(lambda text: parse(text, name, **options), name)
+
+
+def argument_type(read: Callable[[str], Any], name: str) -> Callable[[str], Any]:
+    """An argparse ``type=`` from ``read`` (text → value): its ValueError message becomes the
+    one-line error; ``name`` is what argparse calls the type otherwise."""
 
     def convert(text: str) -> Any:
         try:
-            return parse(text, name, **options)
+            return read(text)
         except ValueError as err:
             raise argparse.ArgumentTypeError(str(err)) from None
 
@@ -28,14 +35,14 @@ def typed(parse: Any, name: str, **options: Any) -> Any:
 def emit(args: argparse.Namespace, reports: list[Any]) -> None:
     """Print the reports as text or JSON; with ``--sets`` (a calculator whose report gives one
     key's bytes under ``args.key_bytes``), the first such report gets the total and whether it
-    fits one Redis (:mod:`setlab.tools.scale`)."""
+    fits one Redis (:mod:`setlab.tools.capacity`)."""
     key = getattr(args, "key_bytes", None)
     sized = [r for r in reports if key and isinstance(r.data.get(key), int)]
     if sized:
-        from setlab.tools import scale
+        from setlab.tools import capacity
 
-        server, source = scale.server_budget(args.server_memory)
-        at = scale.Scale(sized[0].data[key], args.sets, server=server, source=source)
+        server, source = capacity.server_budget(args.server_memory)
+        at = capacity.Scale(sized[0].data[key], args.sets, server=server, source=source)
         if args.sets > 1 or not at.fits:
             sized[0].rows += at.rows()
             sized[0].notes += at.notes()
@@ -119,7 +126,7 @@ def redis_option(p: argparse.ArgumentParser) -> None:
 
 def scale_options(p: argparse.ArgumentParser) -> None:
     """``--sets`` and ``--server-memory``: the size at the reader's number of keys, and whether
-    it fits one Redis (:mod:`setlab.tools.scale`)."""
+    it fits one Redis (:mod:`setlab.tools.capacity`)."""
     from setlab.core.quantities import parse_bytes
 
     p.add_argument(

@@ -36,7 +36,7 @@ from setlab.core.units import format_bytes, format_duration
 
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 #: One colour per structure, in every figure and calculator that compares them (the advisor's
-#: six, in setlab.tools.widget_calcs.STRUCTURES order: PALETTE's first six).
+#: six, in setlab.tools.calc.density.STRUCTURES order: PALETTE's first six).
 STRUCTURE_COLOURS = dict(zip(("Redis SET", "plain bitmap", "Roaring bitmap", "Bloom filter",
                               "cuckoo filter", "HyperLogLog"), PALETTE, strict=False))  # fmt: skip
 

@@ -19,8 +19,10 @@ classes, a stored measurement to interpolate), compute it in Python at build tim
 the expression with :func:`step_expr` / :func:`interp_expr`: the browser only looks it up, and
 the caption says so (``source``).
 
-**Adding a widget.** In a chapter-layer module, ``setlab/chapters/<chapter>_widget.py`` (it may
-read ``setlab.lab`` and ``setlab.tools``; see ``bloom_widget.py``)::
+**Adding a widget.** In the chapter's ``setlab/chapters/<chapter>/widget.py`` (it may read
+``setlab.lab`` and ``setlab.tools``; see ``bloom_basics/widget.py``), one public function
+returning the widget, which names the ``setlab calc`` calculator it shows in its line for the
+terminal (:attr:`Widget.calculator`; ``setlab.site.calculators`` finds both)::
 
     def calculator() -> Widget:
         chart = alt.Chart(...).transform_calculate(y="... n ...")  # params referenced by name
@@ -32,9 +34,10 @@ read ``setlab.lab`` and ``setlab.tools``; see ``bloom_widget.py``)::
             caption="…", source="formula (setlab.models.bloom)",
             settings=[{"n": 1e6, "p": 0.01}, …],   # the text fallback's columns
             derived={"items": "ceil(load * n)"},    # shared sub-expressions, not shown
+            commands=[Command("the same in a terminal:", "setlab calc bloom -n {n} -p {p}")],
         )
 
-and on the page one cell, ``bloom_widget.calculator()``. The parameters are added to the chart's
+and on the page one cell, ``widget.calculator()``. The parameters are added to the chart's
 top level here (do not declare them in Altair). Test it with :func:`evaluate_in_vega` against the
 readouts' models, and in ``tests/browser/test_widgets_browser.py`` against ``setlab calc … --json``.
 
@@ -74,6 +77,8 @@ VEGALITE_MIME = "application/vnd.vegalite.v5+json"
 KINDS = ("int", "bytes", "number", "percent", "rate", "text")
 
 Settings = Mapping[str, float]
+#: How a widget's line for the terminal starts; the next word names its calculator.
+CALC_PREFIX = "setlab calc "
 
 
 @dataclass(frozen=True)
@@ -250,7 +255,7 @@ class Widget:
         # a page message says "run the line below": there must be one
         pointing = [c.name for c in self.controls
                     if {c.beyond(), c.off_grid()} & set(c.refusals().values())]  # fmt: skip
-        if pointing and not any(c.template.startswith("setlab calc") for c in self.commands):
+        if pointing and self.terminal is None:
             raise ValueError(f"widget {self.slug!r}: {pointing} point at a setlab calc line "
                              "to run, and it has none (commands=…)")  # fmt: skip
         readouts = {r.name for r in self.readouts}
@@ -258,6 +263,19 @@ class Widget:
             if c.optional and c.solved not in readouts:
                 raise ValueError(f"widget {self.slug!r}: control {c.name!r} is solved by "
                                  f"{c.solved!r}, not a readout")  # fmt: skip
+
+    @property
+    def terminal(self) -> Command | None:
+        """The first of :attr:`commands` that is a ``setlab calc`` line: the command whose
+        numbers the readouts are, or None."""
+        return next((c for c in self.commands if c.template.startswith(CALC_PREFIX)), None)
+
+    @property
+    def calculator(self) -> str | None:
+        """The ``setlab calc`` calculator the widget shows (the word after ``setlab calc`` in
+        :attr:`terminal`), or None: the book's calculators page and the tests look it up."""
+        line = self.terminal
+        return None if line is None else line.template.removeprefix(CALC_PREFIX).split()[0]
 
     @property
     def defaults(self) -> dict[str, float]:

@@ -1,72 +1,94 @@
-"""The book's in-page calculators in one table: which chapter holds each and under which
-anchor, what question it answers, and the ``setlab calc`` command that prints the same numbers.
+"""The book's in-page calculators, found rather than listed: every chapter whose package has a
+``widget.py`` shows one, built by that module's one public function returning a
+:class:`~setlab.render.widgets.Widget`, and the widget names its ``setlab calc`` calculator in
+its line for the terminal (:attr:`Widget.calculator`), declared in :mod:`setlab.tools.calc`.
 
-The calculators page (``book/calculators.md``), the line under each chapter's title
-(``book/_ext/setlab_slides.py``) and the tests read this table; each chapter marks its
-calculator with the heading ``(calc-<widget>)=`` / ``### Calculator: …`` just before the
-widget's cell.
+Nothing is restated here: the calculators page (``book/calculators.md``, :func:`index_markdown`)
+shows each widget's own title, the question its calculator's declaration answers (the line
+``setlab calc --help`` lists) and the terminal line the widget shows at its defaults. The line
+under each chapter's title (``book/_ext/setlab_slides.py``) reads the page's own
+``(calc-<widget>)=`` heading, which each chapter puts just before the widget's cell.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 
+from setlab.render.widgets import Widget
 from setlab.site.registry import CHAPTERS
+from setlab.tools import calc
+from setlab.tools.calc.calculator import Calculator
 
 
 @dataclass(frozen=True)
 class PageCalculator:
-    """One widget of a chapter (:class:`setlab.render.widgets.Widget`), as a reader finds it."""
+    """One chapter's widget, with the ``setlab calc`` calculator it shows."""
 
-    widget: str  #: the widget's slug: its figure is ``#widget-<slug>``
     chapter: str  #: the chapter that holds it
-    title: str  #: its heading in the chapter, after "Calculator: "
-    answers: str  #: the question it answers, for the calculators page
-    command: str  #: a ``setlab calc`` line that prints the same numbers
+    build: Callable[[], Widget]  #: the function of the chapter's ``widget.py`` that builds it
+    widget: Widget
+    calculator: Calculator
 
     @property
     def label(self) -> str:
-        """The heading's anchor in the chapter."""
-        return f"calc-{self.widget}"
+        """The anchor of the widget's heading in the chapter: ``calc-<widget slug>``."""
+        return f"calc-{self.widget.slug}"
+
+    @property
+    def command(self) -> str:
+        """The widget's ``setlab calc`` line at its defaults, as the page first shows it."""
+        return self.widget.command_text(self.widget.terminal, self.widget.rows()[0])  # type: ignore[arg-type]
 
 
-CALCULATORS = (
-    PageCalculator(
-        "setbit", "setbit-offset", "what a first SETBIT at your offset costs",
-        "the string, the memory and the time of the first write at a bit offset",
-        "setlab calc setbit 1823456789",
-    ),
-    PageCalculator(
-        "birthday", "birthday-collisions", "IDs hashed into a bitmap of 2^bits offsets",
-        "the chance that hashed IDs share an offset, and how many do",
-        "setlab calc birthday -n 1e5 --bits 32",
-    ),
-    PageCalculator(
-        "bloom", "bloom-basics", "a Bloom filter, and what RedisBloom allocates for it",
-        "any two or three of n, p, m and k solved, RedisBloom's bytes, and past capacity",
-        "setlab calc bloom -n 1e6 -p 1% --redisbloom",
-    ),
-    PageCalculator(
-        "sharded-bloom", "sharded-bloom", "shard count and capacity per shard",
-        "how full the fullest of many Bloom filters gets, and its false-positive rate",
-        "setlab calc sharded-bloom -n 8e8 --shards 2^17 --capacity 6104",
-    ),
-    PageCalculator(
-        "cuckoo-load", "cuckoo-kick-chains", "bucket size, fingerprint bits and table size",
-        "how full a cuckoo filter gets before an insert fails, and its rate there",
-        "setlab calc cuckoo-load -b 4 -f 12 --slots 2^14",
-    ),
-    PageCalculator(
-        "bytes-per-id", "choosing", "bytes per ID for your count, range and rate",
-        "every structure's bytes per ID for a count of IDs spread over a range, the pick and why",
-        "setlab calc density -n 8e8 --range 2^32 -p 1%",
-    ),
-)  # fmt: skip
+def widget_module(chapter: str) -> ModuleType | None:
+    """The ``widget`` module of ``chapter``'s package, or None when the chapter has none."""
+    package = "setlab.chapters." + chapter.replace("-", "_")
+    if importlib.util.find_spec(f"{package}.widget") is None:
+        return None
+    return importlib.import_module(f"{package}.widget")
 
 
-def in_chapter(slug: str) -> PageCalculator | None:
-    """The calculator of chapter ``slug``, if it has one."""
-    return next((c for c in CALCULATORS if c.chapter == slug), None)
+def builder(module: ModuleType) -> Callable[[], Widget]:
+    """The one public function of a chapter's ``widget`` module annotated to return a
+    :class:`Widget`: the cell under the calculator's heading calls it. A ``ValueError`` when
+    there is none, or more than one."""
+    found = [
+        f for name, f in vars(module).items()
+        if inspect.isfunction(f) and f.__module__ == module.__name__ and not name.startswith("_")
+        and f.__annotations__.get("return") in (Widget, "Widget")
+    ]  # fmt: skip
+    if len(found) != 1:
+        names = [f.__name__ for f in found]
+        raise ValueError(f"{module.__name__} must have one public function returning a Widget "
+                         f"(its calculator); got {len(found)}: {names}")  # fmt: skip
+    return found[0]
+
+
+def page_calculator(chapter: str, build: Callable[[], Widget]) -> PageCalculator:
+    """``chapter``'s widget built by ``build``, with the calculator it names; a ``ValueError``
+    when it names none, or one ``setlab calc`` does not have."""
+    widget = build()
+    if widget.calculator is None:
+        raise ValueError(f"widget {widget.slug!r} of chapter {chapter} has no setlab calc line "
+                         "(commands=[Command(…, 'setlab calc <name> …')])")  # fmt: skip
+    return PageCalculator(chapter, build, widget, calc.named(widget.calculator))
+
+
+@cache
+def calculators() -> tuple[PageCalculator, ...]:
+    """Every chapter's calculator, in the book's order (each widget built once)."""
+    found = []
+    for chapter in CHAPTERS:
+        module = widget_module(chapter)
+        if module is not None:
+            found.append(page_calculator(chapter, builder(module)))
+    return tuple(found)
 
 
 def index_markdown() -> str:
@@ -75,10 +97,9 @@ def index_markdown() -> str:
         "| calculator | what it answers | chapter | the same in a terminal |",
         "|:--|:--|:--|:--|",
     ]
-    for calc in sorted(CALCULATORS, key=lambda c: CHAPTERS.index(c.chapter)):
-        title = calc.title[0].upper() + calc.title[1:]
+    for page in calculators():
         rows.append(
-            f"| {{ref}}`{title} <{calc.label}>` | {calc.answers} | {{doc}}`{calc.chapter}` "
-            f"| `{calc.command}` |"
+            f"| {{ref}}`{page.widget.title} <{page.label}>` | {page.calculator.help} "
+            f"| {{doc}}`{page.chapter}` | `{page.command}` |"
         )
     return "\n".join(rows)

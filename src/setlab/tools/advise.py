@@ -29,7 +29,7 @@ import numpy as np
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int, check_probability
 from setlab.models.roaring import ARRAY_MAX
-from setlab.tools import calc, scale
+from setlab.tools import calc, capacity
 from setlab.tools.analysis import Analysis
 
 # -- the candidates -------------------------------------------------------------------------------
@@ -59,8 +59,8 @@ class Needs:
     count_only: bool = False  #: only the number of distinct IDs is needed
     version: str = "7.0"  #: Redis version of the SET model
     sets: int = 1  #: sets of such IDs (keys: one per post, per day …), priced together
-    server: int = scale.DEFAULT_SERVER_BYTES  #: one Redis's memory, bytes
-    server_source: str = scale.DEFAULT_SOURCE  #: where :attr:`server` came from
+    server: int = capacity.DEFAULT_SERVER_BYTES  #: one Redis's memory, bytes
+    server_source: str = capacity.DEFAULT_SOURCE  #: where :attr:`server` came from
 
     def __post_init__(self) -> None:
         check_probability("error", self.error)
@@ -347,10 +347,10 @@ class Advice:
     candidates: list[Candidate]
     recommendation: Recommendation
 
-    def scale(self, c: Candidate) -> scale.Scale:
+    def scale(self, c: Candidate) -> capacity.Scale:
         """``c`` at the asked number of sets, against one Redis."""
         n = self.needs
-        return scale.Scale(c.memory - c.shared, n.sets, c.shared, n.server, n.server_source)  # type: ignore[operator]
+        return capacity.Scale(c.memory - c.shared, n.sets, c.shared, n.server, n.server_source)  # type: ignore[operator]
 
     def text(self) -> str:
         """The advice as the terminal shows it (:func:`render_text`); an advisor for another

@@ -30,7 +30,8 @@ from setlab.render.widgets import (
     step_expr,
     text_lookup,
 )
-from setlab.tools import calc, scale
+from setlab.tools import calc
+from setlab.tools.capacity import widget_parts
 
 #: The chapter's case: seed 002's 800 million openids at 1%, filled exactly to capacity.
 DEFAULTS = {"n": 800_000_000, "p": 0.01, "load": 1.0}
@@ -327,7 +328,7 @@ def calculator() -> Widget:
                 lambda s: _layout(s, load=_items(s))["sub_filters"], kind="int"),
         Readout("added", "items added", "items", _items, kind="int"),
     ]  # fmt: skip
-    sets, at_scale = scale.widget_parts("bytes", lambda s: _classic(s)["bytes"])
+    sets, at_scale = widget_parts("bytes", lambda s: _classic(s)["bytes"])
     checks = _checks()
 
     def quantity(

@@ -22,12 +22,15 @@ import math
 from functools import cache
 from typing import Any
 
+from setlab.core.figure_cache import kept
 from setlab.models.bloom import format_rate
 from setlab.render.plots import STRUCTURE_COLOURS
 from setlab.render.vega_lite import alt
 from setlab.render.widgets import Command, Control, Readout, Settings, Widget, text_lookup
-from setlab.tools import advise, scale, widget_calcs
-from setlab.tools.widget_calcs import STRUCTURES
+from setlab.tools import advise
+from setlab.tools.calc import density
+from setlab.tools.calc.density import STRUCTURES
+from setlab.tools.capacity import widget_parts
 
 #: The counts the page prices: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 and 8 × 10^3 … 10^8, and 10^9 (the
 #: seeds' 1.2 × 10^8 and 8 × 10^8 among them).
@@ -59,6 +62,7 @@ _PI = "indexof(rates, p)"
 
 
 @cache
+@kept("choosing-density-grid")  # the chapter and the calculators page build it, seconds each
 def grid() -> dict[str, list]:
     """The advisor's prices on the grid, in lookup order: per count × range (``count`` major)
     each exact structure's bytes (None where it cannot hold the IDs, or the IDs outnumber the
@@ -79,7 +83,7 @@ def grid() -> dict[str, list]:
                 for name in EXACT:
                     out[name].append(None)
                 continue
-            shape = "hashed64" if universe == widget_calcs.HASHED64 else "random32"
+            shape = "hashed64" if universe == density.HASHED64 else "random32"
             a = synthetic(n, shape, universe=min(universe, 2**32))
             exact = advise.candidates(a)[:3]
             for c in exact:
@@ -234,7 +238,7 @@ def _data(s: Settings) -> dict[str, Any] | None:
 @cache
 def _calc(count: int, log_range: int, p: float) -> dict[str, Any] | None:
     universe = 2**log_range
-    return None if count > universe else widget_calcs.density(count, universe, p).data
+    return None if count > universe else density.density(count, universe, p).data
 
 
 def _per_id(structure: str) -> Any:
@@ -383,7 +387,7 @@ def figure() -> Widget:
         )
         for name in STRUCTURES
     ]
-    sets, at_scale = scale.widget_parts("pick_bytes", _pick_bytes)
+    sets, at_scale = widget_parts("pick_bytes", _pick_bytes)
     return Widget(
         "bytes-per-id", "Bytes per ID: every structure for your IDs", _chart(),
         controls=[
@@ -392,7 +396,7 @@ def figure() -> Widget:
                     unit="(10^3 … 10^9: 8e8 is 8 × 10^8)"),
             Control("logrange", "ID range, log2", DEFAULTS["logrange"], LOG_RANGES[0],
                     LOG_RANGES[-1], step=1, integer=True, grid=LOG_RANGES,
-                    check=lambda v: widget_calcs.check_universe(2 ** int(v)),
+                    check=lambda v: density.check_universe(2 ** int(v)),
                     unit="(2^10 … 2^32 values, or 2^64: hashed IDs)"),
             Control("p", "filters' false-positive rate", DEFAULTS["p"], RATES[0], RATES[-1],
                     log=True, grid=RATES, grid_text=", ".join(format_rate(p) for p in RATES),

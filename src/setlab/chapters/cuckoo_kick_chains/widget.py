@@ -16,7 +16,7 @@ from typing import Any
 from setlab.models.cuckoo_load import BUCKET_SIZES, FINGERPRINT_BITS, LOG_SLOTS, LoadGrid
 from setlab.render.vega_lite import alt
 from setlab.render.widgets import Command, Control, Readout, Settings, Widget
-from setlab.tools import widget_calcs
+from setlab.tools.calc.cuckoo_load import cuckoo_load
 
 #: The default setting: seed 003's "12 bits" with four-slot buckets, 2^14 slots.
 DEFAULTS = {"b": 4, "f": 12, "logslots": 14}
@@ -39,7 +39,7 @@ def grid_log_slots(value: float) -> int:
 def _data(s: Settings) -> dict[str, Any]:
     """``setlab calc cuckoo-load``'s JSON at a setting of the controls."""
     setting = (grid_bucket(s["b"]), round(s["f"]), 2 ** grid_log_slots(s["logslots"]))
-    return widget_calcs.cuckoo_load(*setting).data
+    return cuckoo_load(*setting).data
 
 
 def _loads_expr(grid: LoadGrid) -> str:

@@ -25,8 +25,8 @@ from setlab.render.widgets import (
     step_expr,
     step_table,
 )
-from setlab.tools import scale
 from setlab.tools.calc.setbit import reference_points, setbit_report
+from setlab.tools.capacity import widget_parts
 
 #: Seed 000 §1: the incident's offset.
 DEFAULTS = {"offset": SEED_INCIDENT_OFFSET}
@@ -83,7 +83,7 @@ def offset_explorer() -> Widget:
         Readout("first_ms", "first write, reference run", interp_expr("offset", offsets, ms),
                 lambda s: _data(s)["first_write_ms"], unit="ms"),
     ]  # fmt: skip
-    sets, at_scale = scale.widget_parts("usage", lambda s: _data(s)["memory_usage"])
+    sets, at_scale = widget_parts("usage", lambda s: _data(s)["memory_usage"])
     return Widget(
         "setbit", "SETBIT offset: what the first write at your offset costs",
         _chart(offsets, ms),

@@ -17,7 +17,7 @@ from setlab.models.seeds import SEED_002_ITEMS
 from setlab.models.sharded_bloom import worst_load_table
 from setlab.render.vega_lite import alt
 from setlab.render.widgets import Command, Control, Readout, Settings, Widget
-from setlab.tools import widget_calcs
+from setlab.tools.calc.sharded_bloom import sharded_bloom
 
 #: Seed 002's items (8 × 10^8), a whole number.
 SEED_002_REAL = round(SEED_002_ITEMS)
@@ -41,7 +41,7 @@ def _data(s: Settings) -> dict[str, float]:
 
 @cache
 def _calc(log_shards: int, capacity: int) -> dict[str, float]:
-    return widget_calcs.sharded_bloom(SEED_002_REAL, 2**log_shards, capacity, P).data
+    return sharded_bloom(SEED_002_REAL, 2**log_shards, capacity, P).data
 
 
 def _fpr_k(load: str, k: str) -> str:

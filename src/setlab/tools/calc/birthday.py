@@ -4,6 +4,7 @@ do (the birthday problem, :mod:`setlab.models.birthday`)."""
 from __future__ import annotations
 
 from setlab.core.validate import check_int
+from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report
 
 #: The collision risk :func:`birthday_report` prices the offset space for (a fraction).
@@ -33,3 +34,23 @@ def birthday_report(n: int, log2_space: int) -> Report:
         "expected_colliding_pairs": pairs, "max_ids_at_risk": safe, "risk": RISK,
     }  # fmt: skip
     return report
+
+
+def _run(given: Given) -> list[Report]:
+    """``setlab calc birthday``."""
+    return [birthday_report(given["n"], given["bits"])]
+
+
+CALCULATOR = Calculator(
+    "birthday",
+    help="chance that n hashed IDs share one of 2^bits offsets",
+    description="n distinct IDs hashed uniformly into a bitmap of 2^bits offsets: the exact "
+    "chance that two share an offset (the birthday problem), the expected number of sharing "
+    "pairs, and the most IDs that keep the chance at or below 1%.",
+    options=(
+        Option(("-n", "--ids"), "IDs hashed", dest="n", read=count("n"), required=True),
+        Option(("--bits",), "log2 of the offset space M (1 to 64)", read=count("bits"),
+               required=True),
+    ),
+    run=_run,
+)  # fmt: skip

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
+from setlab.core.quantities import parse_bits
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int, check_probability
+from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate
 from setlab.tools.calc.report import Report, rate_text, size_text
 
 
@@ -183,3 +186,46 @@ def redisbloom_layout(
                   "bits": first.bits},
     }  # fmt: skip
     return report
+
+
+def _run(given: Given) -> list[Report]:
+    """``setlab calc bloom``: the solved filter, and the RedisBloom chain when asked for."""
+    solution = solve_bloom(given["n"], given["p"], given["m"], given["k"])
+    reports = [bloom_report(solution)]
+    if given["redisbloom"] or given["expansion"] is not None or given["nonscaling"]:
+        reports.append(
+            redisbloom_layout(
+                solution.n,
+                solution.p if given["p"] is None else given["p"],
+                expansion=2 if given["expansion"] is None else given["expansion"],
+                nonscaling=given["nonscaling"],
+                load=given["load"],
+            )
+        )
+    elif given["load"] is not None:
+        raise ValueError("--load is for the RedisBloom layout: add --redisbloom")
+    return reports
+
+
+CALCULATOR = Calculator(
+    "bloom",
+    help="solve a Bloom filter from any two or three of n, p, m, k",
+    description="Give any two or three of n, p, m, k and get the rest, with bits per item "
+    "against the lower bound log2(1/p). --redisbloom adds the chain BF.RESERVE builds.",
+    options=(
+        Option(("-n", "--items"), "items (e.g. 1.2e8)", dest="n", read=count("n")),
+        Option(("-p", "--error"), "false-positive rate at n items (e.g. 1%)", dest="p",
+               read=rate("p")),
+        Option(("-m", "--size"), "bits, or a size with a unit (e.g. 128MiB)", dest="m",
+               read=partial(parse_bits, name="m")),
+        Option(("-k", "--hashes"), "hash functions", dest="k", read=count("k")),
+        Option(("--redisbloom",), "also show RedisBloom's BF.RESERVE p n layout", switch=True),
+        Option(("--expansion",), "RedisBloom EXPANSION (default 2; implies --redisbloom)",
+               read=count("expansion")),
+        Option(("--nonscaling",), "RedisBloom NONSCALING", switch=True),
+        Option(("--load",), "items actually added, for the RedisBloom layout (default n)",
+               read=count("load", low=0)),
+    ),
+    run=_run,
+    key_bytes="bytes",
+)  # fmt: skip

@@ -8,6 +8,7 @@ import math
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int, check_probability
 from setlab.models.cuckoo_walls import Spread
+from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate
 from setlab.tools.calc.report import Report, rate_text, size_text
 
 
@@ -124,3 +125,34 @@ def _redisbloom_cuckoo_wall(
         return stored().first_fail(at, bucket_size, max_iterations), at
     except ValueError:
         return None
+
+
+def _run(given: Given) -> list[Report]:
+    """``setlab calc cuckoo``."""
+    return [cuckoo_sizing(
+        given["n"], given["p"], bucket_size=given["bucket_size"], load=given["load"],
+        fingerprint_bits=given["fingerprint_bits"], max_iterations=given["max_iterations"],
+    )]  # fmt: skip
+
+
+CALCULATOR = Calculator(
+    "cuckoo",
+    help="size a cuckoo filter (and RedisBloom's CF.RESERVE)",
+    description="A cuckoo filter for n items at rate p: fingerprint bits, table, bytes, "
+    "the rate it reaches; then RedisBloom's CF with its fixed 8-bit fingerprints.",
+    options=(
+        Option(("-n", "--items"), "items", dest="n", read=count("n"), required=True),
+        Option(("-p", "--error"), "target false-positive rate (default 1%)", dest="p",
+               read=rate("p"), default=0.01),
+        Option(("-b", "--bucket-size"), "slots per bucket (default 4)",
+               read=count("bucket size"), default=4),
+        Option(("--load",), "highest load to plan for (default: the paper's for this bucket "
+               "size)", read=rate("load")),
+        Option(("-f", "--fingerprint-bits"), "fingerprint bits (default: enough for p)",
+               read=count("fingerprint bits")),
+        Option(("--max-iterations",), "RedisBloom MAXITERATIONS (default 20)",
+               read=count("max iterations"), default=20),
+    ),
+    run=_run,
+    key_bytes="bytes",
+)  # fmt: skip

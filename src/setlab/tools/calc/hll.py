@@ -7,6 +7,7 @@ from typing import Any
 
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int
+from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report
 
 #: Elements after which a default HyperLogLog is certainly dense (it turns dense near 1,500).
@@ -63,3 +64,20 @@ def hll_estimate(n: int) -> Report:
         "allocated": cost.allocated, "standard_error": error, "exact_set_bytes": exact,
     }  # fmt: skip
     return report
+
+
+def _run(given: Given) -> list[Report]:
+    """``setlab calc hll``."""
+    return [hll_estimate(given["n"])]
+
+
+CALCULATOR = Calculator(
+    "hll",
+    help="a HyperLogLog's memory and error for n distinct elements",
+    description="HyperLogLog (Redis 7.0): memory for N distinct elements, standard error, "
+    "and an exact SET of N integers beside it.",
+    options=(Option(("-n", "--items"), "distinct elements", dest="n", read=count("n"),
+                    required=True),),
+    run=_run,
+    key_bytes="allocated",
+)  # fmt: skip

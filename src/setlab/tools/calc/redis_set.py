@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int
+from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report
 
 if TYPE_CHECKING:
@@ -98,3 +99,38 @@ def set_from_ids(ids: IDs, version: str = "7.0") -> Report:
     report = _set_report(members, f"Redis {version} SET of the IDs in {ids.source}", version)
     report.data["duplicates"] = len(ids) - members.count
     return report
+
+
+def _run(given: Given) -> list[Report]:
+    """``setlab calc set``: from a file of IDs, or from a number of members of a type."""
+    from setlab.models.ids import read_ids
+
+    if given["file"] is not None:
+        if given["members"] is not None:
+            raise ValueError("give a FILE or --members N, not both")
+        ids = read_ids(given["file"], given["progress"], given["format"], given["max_ids"])
+        return [set_from_ids(ids, given["redis"])]
+    if given["members"] is None:
+        raise ValueError("give a FILE of IDs, or --members N (with --type, --length)")
+    return [set_estimate(given["members"], given["type"], length=given["length"],
+                         start=given["start"], version=given["redis"])]  # fmt: skip
+
+
+CALCULATOR = Calculator(
+    "set",
+    help="what a Redis SET costs, by member type and Redis version",
+    description="Memory of a Redis SET (Redis 7.0 exact MEMORY USAGE, 7.2 modelled) of N "
+    "members of a type, or of the IDs in FILE as written.",
+    options=(
+        Option(("file",), "file of IDs, one per line ('-' for stdin)", optional=True),
+        Option(("-n", "--members"), "how many members", read=count("members")),
+        Option(("--type",), "member type (default int)", choices=MEMBER_TYPES, default="int"),
+        Option(("--length",), "bytes per member (hex: 16, uuid: 36 by default)",
+               read=count("length")),
+        Option(("--start",), "first integer for --type int (default 0)",
+               read=count("start", low=0), default=0),
+    ),
+    run=_run,
+    shared=("format", "max-ids", "redis", "progress"),
+    key_bytes="allocated",
+)  # fmt: skip

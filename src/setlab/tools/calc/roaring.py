@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from setlab.core.quantities import parse_range
 from setlab.core.units import format_bytes
 from setlab.core.validate import check_int
+from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report
 
 if TYPE_CHECKING:
@@ -113,3 +116,37 @@ def roaring_from_ids(ids: IDs) -> Report:
                             "half, and sparse IDs get a container each")  # fmt: skip
     report.data["duplicates"] = len(ids) - values.size
     return report
+
+
+def _run(given: Given) -> list[Report]:
+    """``setlab calc roaring``: from a file of IDs, or from a count in a range."""
+    from setlab.models.ids import read_ids
+
+    if given["file"] is not None:
+        if given["count"] is not None or given["range"] is not None or given["dense"]:
+            raise ValueError("give a FILE or --count/--range/--dense, not both")
+        ids = read_ids(given["file"], given["progress"], given["format"], given["max_ids"])
+        return [roaring_from_ids(ids)]
+    if given["count"] is None:
+        raise ValueError("give a FILE of IDs, or --count N (and --range LOW:HIGH)")
+    low, high = given["range"] or (0, 2**32)
+    return [roaring_estimate(given["count"], low, high, dense=given["dense"], seed=given["seed"])]
+
+
+CALCULATOR = Calculator(
+    "roaring",
+    help="Roaring containers and bytes, from a count and range or a file",
+    description="Roaring bitmap size for COUNT IDs spread uniformly over a range (or dense), "
+    "or for the IDs in FILE (one per line, '-' for stdin).",
+    options=(
+        Option(("file",), "file of IDs, one per line ('-' for stdin)", optional=True),
+        Option(("-n", "--count"), "how many IDs", read=count("count")),
+        Option(("--range",), "LOW:HIGH the IDs fall in, half-open (default 0:2^32)",
+               read=partial(parse_range, name="range")),
+        Option(("--dense",), "consecutive IDs instead of random", switch=True),
+        Option(("--seed",), "random seed", read=count("seed", low=0), default=0),
+    ),
+    run=_run,
+    shared=("format", "max-ids", "progress"),
+    key_bytes="serialized_bytes",
+)  # fmt: skip

@@ -12,6 +12,7 @@ from functools import cache
 
 from setlab.core.interpolation import interpolate
 from setlab.core.units import format_bytes, format_duration
+from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report
 
 
@@ -57,3 +58,20 @@ def setbit_report(offset: int) -> Report:
         "first_write_ms": ms, "first_write_measured": measured, "reference": label,
     }  # fmt: skip
     return report
+
+
+def _run(given: Given) -> list[Report]:
+    """``setlab calc setbit``."""
+    return [setbit_report(given["offset"])]
+
+
+CALCULATOR = Calculator(
+    "setbit",
+    help="what a first SETBIT at an offset allocates, and how long it took",
+    description="SETBIT key OFFSET 1 on a key that does not exist: STRLEN, the jemalloc "
+    "block, MEMORY USAGE (one-letter key), and the time inside Redis in the stored reference "
+    "run, interpolated between its measured offsets.",
+    options=(Option(("offset",), "bit offset (0 to 2^32 - 1)", read=count("offset", low=0)),),
+    run=_run,
+    key_bytes="memory_usage",
+)  # fmt: skip

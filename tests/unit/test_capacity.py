@@ -1,4 +1,4 @@
-"""Sets × IDs (setlab.tools.scale): totals, one Redis or a cluster, and where one Redis's memory
+"""Sets × IDs (setlab.tools.capacity): totals, one Redis or a cluster, and where one Redis's memory
 comes from; and the ``--sets`` of ``setlab advise`` and ``setlab calc``.
 
 References: arithmetic written out here (a total is the shared part plus sets times the rest;
@@ -16,19 +16,19 @@ import sys
 import pytest
 
 from setlab.models import like_workload
-from setlab.tools import advise, scale
+from setlab.tools import advise, capacity
 from setlab.tools.analysis import synthetic
 
 
 def test_a_total_is_what_the_sets_share_once_plus_each_set():
-    at = scale.Scale(per_set=14_000, sets=100_000, shared=8 << 20, server=16 << 30)
+    at = capacity.Scale(per_set=14_000, sets=100_000, shared=8 << 20, server=16 << 30)
     assert at.total == (8 << 20) + 100_000 * 14_000 and at.fits
     assert [label for label, _ in at.rows()] == ["for 100,000 sets", "one Redis"]
     assert at.notes() == []
 
 
 def test_past_one_redis_it_counts_masters_and_says_a_set_stays_on_one():
-    at = scale.Scale(per_set=671_088_688, sets=100_000, server=16 << 30)
+    at = capacity.Scale(per_set=671_088_688, sets=100_000, server=16 << 30)
     assert at.masters == -(-at.total // (16 << 30)) == 3907 and not at.fits
     rows = dict(at.rows())
     assert rows["Redis Cluster"].startswith("3,907 masters of 16 GiB (7,814 servers")
@@ -37,22 +37,23 @@ def test_past_one_redis_it_counts_masters_and_says_a_set_stays_on_one():
 
 
 def test_a_single_set_bigger_than_a_master_is_told_to_split():
-    at = scale.Scale(per_set=20 << 30, sets=2, server=16 << 30)
+    at = capacity.Scale(per_set=20 << 30, sets=2, server=16 << 30)
     assert len(at.notes()) == 2 and "split it over keys" in at.notes()[1]
 
 
 @pytest.mark.parametrize("field, value", [("sets", 0), ("per_set", -1), ("server", 0)])
 def test_a_scale_refuses_what_cannot_be(field, value):
     with pytest.raises(ValueError, match=field):
-        scale.Scale(**{"per_set": 1, field: value})
+        capacity.Scale(**{"per_set": 1, field: value})
 
 
 def test_one_redis_is_what_the_reader_says_else_redis_url_maxmemory_else_the_default(monkeypatch):
-    assert scale.server_budget(1 << 30) == (1 << 30, "a 1 GiB server (yours)")
+    assert capacity.server_budget(1 << 30) == (1 << 30, "a 1 GiB server (yours)")
+    default = (capacity.DEFAULT_SERVER_BYTES, capacity.DEFAULT_SOURCE)
     monkeypatch.delenv("REDIS_URL", raising=False)
-    assert scale.server_budget() == (scale.DEFAULT_SERVER_BYTES, scale.DEFAULT_SOURCE)
+    assert capacity.server_budget() == default
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # nothing listens: the default
-    assert scale.server_budget(timeout=0.2) == (scale.DEFAULT_SERVER_BYTES, scale.DEFAULT_SOURCE)
+    assert capacity.server_budget(timeout=0.2) == default
 
 
 def test_advise_compares_candidates_at_the_number_of_sets():

@@ -1,5 +1,6 @@
 """Sets × IDs: what a size per set becomes at the reader's number of sets, and whether it still
-fits one Redis.
+fits one Redis (the capacity of one server, or of a cluster; the chapters' size knob
+``SETLAB_SCALE`` is another thing, :mod:`setlab.core.scale`).
 
 Seed 000's likes are one set per post: "10^7 likes per post × 10^5 posts" is 10^5 keys, and the
 bytes per ID a calculator prints are only the start. :class:`Scale` multiplies them out (with

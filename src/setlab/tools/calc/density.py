@@ -1,0 +1,132 @@
+"""Bytes per ID by density: ``count`` IDs spread uniformly over ``0 … universe − 1`` (or uniform
+64-bit hashes) priced as a Redis SET, a plain bitmap, Roaring, a Bloom and a cuckoo filter and a
+HyperLogLog, with the structure the advisor picks (:func:`setlab.tools.advise.advise`;
+:func:`setlab.tools.analysis.synthetic` describes the IDs without listing them)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from setlab.core.units import format_bytes
+from setlab.core.validate import check_int, check_probability
+from setlab.models.bloom import format_rate
+from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate
+from setlab.tools.calc.report import Report
+
+#: The structures priced, in the order the figure lists them (the advisor's names, error dropped).
+STRUCTURES = ("Redis SET", "plain bitmap", "Roaring bitmap", "Bloom filter", "cuckoo filter",
+              "HyperLogLog")  # fmt: skip
+#: ``universe`` meaning "uniform 64-bit hashes" (device IDs written as 16 hex digits).
+HASHED64 = 2**64
+
+
+@dataclass(frozen=True)
+class DensityPoint:
+    """What every structure costs for ``count`` IDs in a range, and the advisor's pick."""
+
+    count: int
+    universe: int  #: IDs drawn from ``0 … universe − 1``; :data:`HASHED64` for 64-bit hashes
+    error: float  #: the filters' false-positive rate
+    memory: dict[str, int | None]  #: bytes per structure (None: impossible for these IDs)
+    pick: str  #: the advisor's choice (a name of :data:`STRUCTURES`)
+    reason: str
+
+    @property
+    def density(self) -> float:
+        """Share of the values in the range that are IDs."""
+        return self.count / self.universe
+
+    def bytes_per_id(self, structure: str) -> float | None:
+        """Bytes per ID of ``structure`` (a name of :data:`STRUCTURES`); None if impossible."""
+        nbytes = self.memory[structure]
+        return None if nbytes is None else nbytes / self.count
+
+
+def _short(name: str) -> str:
+    """The advisor's candidate name without its error (``'Bloom filter, 1%'`` → ``'Bloom
+    filter'``)."""
+    return name.split(",")[0]
+
+
+def check_universe(universe: int) -> int:
+    """A range the advisor prices: up to 2^32 values, or 2^64 (uniform 64-bit hashes); the
+    message is what ``setlab calc density --range`` and its calculator say."""
+    universe = check_int("universe", universe, 1, HASHED64)
+    if 2**32 < universe < HASHED64:
+        raise ValueError(f"universe must be at most 2^32, or 2^64 for hashed IDs; got "
+                         f"{universe:,}")  # fmt: skip
+    return universe
+
+
+def price_density(count: int, universe: int = 2**32, error: float = 0.01,
+                  seed: int = 0) -> DensityPoint:  # fmt: skip
+    """Price every structure for ``count`` distinct IDs drawn uniformly from ``0 … universe − 1``
+    (``universe`` ≤ 2^32), or for ``count`` uniform 64-bit hashes (``universe`` = 2^64), with the
+    advisor (:func:`setlab.tools.advise.advise`, filters at ``error``)."""
+    from setlab.tools import advise
+    from setlab.tools.analysis import synthetic
+
+    universe = check_universe(universe)
+    count = check_int("count", count, 1, min(universe, 2**40))
+    error = check_probability("error", error)
+    shape = "hashed64" if universe == HASHED64 else "random32"
+    described = synthetic(count, shape, universe=min(universe, 2**32), seed=seed)
+    advice = advise.advise(described, advise.Needs(error=error))
+    memory = {_short(c.name): c.memory for c in advice.candidates}
+    return DensityPoint(count, universe, error, {s: memory[s] for s in STRUCTURES},
+                        _short(advice.recommendation.choice.name),
+                        advice.recommendation.reason)  # fmt: skip
+
+
+def _range_text(universe: int) -> str:
+    if universe == HASHED64:
+        return "uniform 64-bit hashes"
+    exponent = math.log2(universe)
+    power = f" = 2^{exponent:.0f}" if exponent.is_integer() else ""
+    return f"0 … {universe - 1:,} ({universe:,} values{power})"
+
+
+def density(count: int, universe: int = 2**32, error: float = 0.01) -> Report:
+    """:func:`price_density` as a :class:`Report`: bytes and bytes per ID per structure."""
+    point = price_density(count, universe, error)
+    report = Report(f"{point.count:,} IDs in {_range_text(point.universe)}: bytes per ID")
+    for name in STRUCTURES:
+        nbytes = point.memory[name]
+        value = "impossible" if nbytes is None else (
+            f"{nbytes / point.count:.3g} B per ID ({format_bytes(nbytes)})")  # fmt: skip
+        mark = "  ← the advisor's pick" if name == point.pick else ""
+        report.rows.append((name, value + mark))
+    report.rows.append(("density", f"{point.density:.3g} of the range"))
+    report.notes.append(f"the advisor picks the {point.pick}: {point.reason}")
+    report.notes.append(f"filters at {format_rate(point.error)}; HyperLogLog only counts")
+    report.data = {
+        "count": point.count, "universe": point.universe, "hashed64": point.universe == HASHED64,
+        "density": point.density, "error": point.error, "memory": point.memory,
+        "bytes_per_id": {s: point.bytes_per_id(s) for s in STRUCTURES}, "pick": point.pick,
+        "reason": point.reason, "pick_bytes": point.memory[point.pick],
+    }  # fmt: skip
+    return report
+
+
+def _run(given: Given) -> list[Report]:
+    """``setlab calc density``."""
+    return [density(given["n"], given["range"], given["p"])]
+
+
+CALCULATOR = Calculator(
+    "density",
+    help="bytes per ID of every structure for N IDs in a range, and the pick",
+    description="N distinct IDs spread uniformly over 0 … RANGE-1 (RANGE at most 2^32, or "
+    "2^64 for uniform 64-bit hashes): bytes per ID of a Redis SET, a plain bitmap, Roaring, "
+    "Bloom and cuckoo filters and a HyperLogLog, and the structure the advisor picks.",
+    options=(
+        Option(("-n", "--count"), "IDs", dest="n", read=count("count"), required=True),
+        Option(("--range",), "values the IDs come from (default 2^32; 2^64: hashed IDs)",
+               read=count("range"), default=2**32),
+        Option(("-p", "--error"), "false-positive rate of the filters (default 1%)", dest="p",
+               read=rate("p"), default=0.01),
+    ),
+    run=_run,
+    key_bytes="pick_bytes",  # --sets: the total the pick takes for that many sets
+)  # fmt: skip
