@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from setlab.core.formats import format_bytes
 from setlab.core.quantities import parse_bytes, parse_count
-from setlab.core.units import format_bytes
 
 CHARS = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", np.uint8)
 #: lines generated per step

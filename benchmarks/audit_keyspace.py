@@ -26,8 +26,8 @@ import time
 import numpy as np
 import redis
 
+from setlab.core.formats import format_bytes
 from setlab.core.quantities import parse_count
-from setlab.core.units import format_bytes
 from setlab.lab.server import RedisServer
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import rbloom
 
 import setlab
-from setlab.core.units import format_duration
+from setlab.core.formats import format_duration
 from setlab.lab.runs import bulk_load
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 

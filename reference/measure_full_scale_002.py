@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 
 import setlab
-from setlab.core.units import format_bytes, format_duration
+from setlab.core.formats import format_bytes, format_duration
 from setlab.lab import reference
 from setlab.lab.full_scale import machine_limits, sharded_bloom
 from setlab.models import packed_bloom

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 import setlab
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.lab import reference
 from setlab.lab.full_scale import peers, sharded_bloom
 

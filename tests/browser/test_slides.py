@@ -9,6 +9,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -215,18 +216,25 @@ def test_a_deck_takes_the_figures_drawn_outside_exercises_and_the_live_values(tm
     assert live == {"live-x": "2.5"}
 
 
+def _app_with_labels(labels: dict) -> SimpleNamespace:
+    """A stand-in for the Sphinx app: only the std domain's labels (name → doc, anchor, title)."""
+    domain = SimpleNamespace(labels=labels)
+    return SimpleNamespace(env=SimpleNamespace(get_domain=lambda name: domain))
+
+
 def test_each_chapter_page_links_its_deck_under_the_download_link():
     from setlab_slides import _link_deck
 
     body = '<h1>T</h1><p class="setlab-download"><a href="x">Download</a></p><p>text</p>'
     context = {"body": body}
-    _link_deck(None, "book/bloom-basics", "page.html", context, doctree=object())
+    app = _app_with_labels({"calc-bloom": ("book/bloom-basics", "calc-bloom", "Calculator: a")})
+    _link_deck(app, "book/bloom-basics", "page.html", context, doctree=object())
     assert context["body"].startswith(
         '<h1>T</h1><p class="setlab-download"><a href="x">Download</a></p>'
         '<p class="setlab-slides"><a href="../slides/bloom-basics.html">'
     )
     appendix = {"body": body}
-    _link_deck(None, "book/errata", "page.html", appendix, doctree=object())
+    _link_deck(app, "book/errata", "page.html", appendix, doctree=object())
     assert appendix["body"] == body
 
 

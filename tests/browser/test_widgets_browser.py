@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from setlab.render.widgets import format_value
+from setlab.core.formats import format_readout
 from tests.support import widget_driver as drive
 from tests.support.site import serve
 
@@ -153,7 +153,7 @@ def _check(page, slug: str, expected: dict[str, float], where: str) -> None:
     for name, want in expected.items():
         value, text = shown[name]
         assert value == pytest.approx(want, rel=1e-8), f"{where}: {name}"
-        assert text == format_value(value, *kinds[name]), f"{where}: {name} written {text!r}"
+        assert text == format_readout(value, *kinds[name]), f"{where}: {name} written {text!r}"
 
 
 @pytest.mark.parametrize("slug", list(WIDGETS))
@@ -282,7 +282,7 @@ def test_without_the_vega_script_a_widget_is_its_text(site, browser, slug):
         defaults = drive.readouts(page, slug)
         kinds = _kinds(page, slug)
         for name, (value, text) in defaults.items():
-            assert text == format_value(value, *kinds[name]) and text != "—", name
+            assert text == format_readout(value, *kinds[name]) and text != "—", name
         figure.locator("details summary").click()
         assert figure.locator("details table").is_visible()
         controls = figure.locator(".setlab-control").count()

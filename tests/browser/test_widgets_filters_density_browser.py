@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from setlab.render.widgets import format_value
+from setlab.core.formats import format_readout
 from tests.support import site
 from tests.support import widget_driver as drive
 
@@ -102,7 +102,7 @@ def _check(page, slug: str, want: dict, where: str) -> None:
             assert math.isnan(number) and text == "\u2014", f"{where}: {name}"
             continue
         assert number == pytest.approx(value, rel=1e-9), f"{where}: {name}"
-        written = format_value(
+        written = format_readout(
             value, out.get_attribute("data-kind"), out.get_attribute("data-unit")
         )
         assert text == written, f"{where}: {name}"

@@ -122,13 +122,6 @@ def test_the_overfill_is_simulated_at_twice_a_small_filters_capacity():
 # -- sharded-bloom --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("seconds", "text"), [(0.5, "500 ms"), (441.0, "441 s"), (7200.0, "2 h"), (9288.0, "2.58 h")]
-)
-def test_load_times_switch_to_hours_past_an_hour(seconds, text):
-    assert sharded_bloom.format_hours(seconds) == text
-
-
 def test_the_shard_spread_matches_sampled_routings():
     spread = sharded_bloom.shard_spread()
     rng = np.random.default_rng(1)

@@ -90,7 +90,7 @@ def test_the_java_constructor_is_called_with_one_argument_too_many():
 
 @pytest.mark.live
 def test_a_million_bit_bitmap_costs_what_memory_usage_says(redis_server):
-    from setlab.core.units import format_bytes
+    from setlab.core.formats import format_bytes
 
     claim = _claim("004-1e6-bits-small")
     client = redis_server.client()

@@ -157,7 +157,7 @@ def _live_set_usage(client, count: int, per_command: int = 1) -> int:
 
 @pytest.mark.live
 def test_seed_000_set_sizes_on_the_real_server(redis_server):
-    from setlab.core.units import format_bytes
+    from setlab.core.formats import format_bytes
 
     client = redis_server.client()
     viral = _live_set_usage(client, 1_000_000, per_command=100)  # quicker; same hashtable

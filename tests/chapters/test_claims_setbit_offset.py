@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from setlab.chapters import setbit_offset as chapter
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.lab.reference import live_or_reference
 from setlab.lab.runs import setbit
 from setlab.models import bitmap

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from setlab.chapters import string_plus_set as chapter
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.lab.runs import like_service
 from setlab.render.claims import Verdict
 from tests.chapters.test_claims_sentences import restated_here  # their tests are there

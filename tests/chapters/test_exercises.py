@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from setlab.chapters import bloom_basics
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.models import bitmap
 from setlab.models import hyperloglog as hll
 from setlab.models import redis_memory as rm

@@ -13,6 +13,7 @@ import vl_convert
 from setlab.chapters.choosing import widget as density_widget
 from setlab.chapters.cuckoo_kick_chains import widget as cuckoo_widget
 from setlab.chapters.sharded_bloom import widget as sharded_widget
+from setlab.core.formats import format_readout
 from setlab.render import widgets
 
 WIDGETS = {"cuckoo": cuckoo_widget, "sharded": sharded_widget, "density": density_widget}
@@ -57,7 +58,7 @@ def test_the_spec_compiles_and_the_fallback_writes_every_setting(widget):
     fallback = w.fallback_html()
     for row in w.rows():  # every number of every fallback setting is written out
         for r in w.readouts:
-            assert html.escape(widgets.format_value(row[r.name], r.kind, r.unit)) in fallback
+            assert html.escape(format_readout(row[r.name], r.kind, r.unit)) in fallback
 
 
 def test_off_grid_cuckoo_settings_snap_to_the_nearest_simulated_cell():
@@ -76,7 +77,7 @@ def test_density_grid_prices_each_count_where_it_fits_its_range():
     assert len(g["Bloom filter"]) == len(density_widget.COUNTS) * len(density_widget.RATES)
 
 
-#: Each way the advisor words its pick (setlab.tools.advise.recommend and _why), and a setting
+#: Each way the advisor words its pick (setlab.tools.calc.choice.recommend and _why), and a setting
 #: where it does: the page must word it the same.
 REASONS = {
     "the IDs fill": {"n": 1_000_000, "logrange": 20},
@@ -125,7 +126,7 @@ def test_python_number_formats_in_vega_match_python():
     sizes = [0, 1023, 1024, 1152, 158208, 1536 * 1024, 3 * 2**40, 1000 * 2**30]
     exprs |= {f"b{i}": density_widget.bytes_text(repr(v)) for i, v in enumerate(sizes)}
     got = _evaluate_texts(exprs)
-    from setlab.core.units import format_bytes
+    from setlab.core.formats import format_bytes
 
     assert [got[f"g{i}"] for i in range(len(cases))] == [f"{v:.3g}" for v in cases]
     assert [got[f"b{i}"] for i in range(len(sizes))] == [format_bytes(v) for v in sizes]

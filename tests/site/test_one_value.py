@@ -4,7 +4,7 @@ value wherever that quantity is named, and the calculator and the CLI read that 
 
 from __future__ import annotations
 
-from setlab.core.units import format_duration
+from setlab.core.formats import format_duration
 from setlab.models import bitmap
 from setlab.render.claims import Figures, quantity_conflicts
 from setlab.site import registry

@@ -22,6 +22,7 @@ from pyroaring import BitMap, BitMap64
 from setlab.models import ids as ids_module
 from setlab.models import redis_memory as rm
 from setlab.tools import advise, analysis
+from setlab.tools.calc import choice
 
 
 def _read(tmp_path, text: str, name: str = "ids.txt") -> ids_module.IDs:
@@ -100,7 +101,7 @@ def test_described_hashed_64_bit_ids_cost_what_pyroaring_says_for_random_ones():
 # -- candidates and the recommendation ------------------------------------------------------------
 
 
-def _by_name(advice: advise.Advice) -> dict[str, advise.Candidate]:
+def _by_name(advice: advise.Advice) -> dict[str, choice.Candidate]:
     return {c.name.split(",")[0]: c for c in advice.candidates}
 
 
@@ -143,9 +144,9 @@ def test_sparse_hashed_64_bit_ids_get_a_bloom_filter_or_a_cuckoo_filter_for_dele
     values = np.random.default_rng(6).integers(0, 2**63, 200_000, dtype=np.uint64)
     a = analysis.analyse(ids_module.from_integers(values))
     assert advise.advise(a).recommendation.choice.name.startswith("Bloom filter")
-    with_deletes = advise.advise(a, advise.Needs(deletes=True))
+    with_deletes = advise.advise(a, choice.Needs(deletes=True))
     assert with_deletes.recommendation.choice.name.startswith("cuckoo filter")
-    counting = advise.advise(a, advise.Needs(count_only=True))
+    counting = advise.advise(a, choice.Needs(count_only=True))
     assert counting.recommendation.choice.name == "HyperLogLog"
 
 
@@ -180,9 +181,9 @@ def test_text_and_json_say_the_same_thing(tmp_path):
 
 def test_needs_are_checked_at_the_boundary():
     with pytest.raises(ValueError, match="error"):
-        advise.Needs(error=0)
+        choice.Needs(error=0)
     with pytest.raises(ValueError, match="version"):
-        advise.Needs(version="6.0")
+        choice.Needs(version="6.0")
 
 
 # -- the picture ----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from setlab.chapters.birthday_collisions import SEED_000_TABLE
+from setlab.core.formats import format_probability
 from setlab.models import birthday as bd
 
 # -- independent references ----------------------------------------------------------------------
@@ -245,11 +246,11 @@ def test_judged_cells_report_ratio_and_difference_against_the_exact_value():
 
 
 def test_format_probability_never_rounds_to_a_false_hundred_percent():
-    assert bd.format_probability(1.15251e-6) == "0.000115%"
-    assert bd.format_probability(0.169932) == "17.0%"
-    assert bd.format_probability(0.99995) == "99.995%"
+    assert format_probability(1.15251e-6) == "0.000115%"
+    assert format_probability(0.169932) == "17.0%"
+    assert format_probability(0.99995) == "99.995%"
     assert bd.format_collision_probability(10_000, 2**20).startswith("100% − 1.7e-19")
-    assert bd.format_probability(1.0) == "100%"
+    assert format_probability(1.0) == "100%"
 
 
 # -- validation ------------------------------------------------------------------------------------
@@ -268,7 +269,7 @@ def test_format_probability_never_rounds_to_a_false_hundred_percent():
         (lambda: bd.max_users(100, 1.0), "p must be a probability"),
         (lambda: bd.max_users(100, 0), "p must be a probability"),
         (lambda: bd.max_users(0, 0.5), "m \\(offsets\\)"),
-        (lambda: bd.format_probability(1.5), "between 0 and 1"),
+        (lambda: format_probability(1.5), "between 0 and 1"),
         (lambda: bd.parse_percent("-3%"), "percentage"),
         (lambda: bd.round_significant(0.5, 0), "figures"),
         (lambda: bd.judge_cells({(63, 10): "1%"}), "log2 M"),

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from setlab.core.formats import format_rate
 from setlab.models import bloom
 
 # -- formulas against brute force -----------------------------------------------------------------
@@ -181,13 +182,13 @@ def test_worst_shard_load_matches_multinomial_simulation():
     [(0.1571, "15.7%"), (5e-5, "0.005%"), (0.001, "0.1%"), (0.0, "0%"), (1.0, "100%")],
 )
 def test_format_rate_writes_percentages(p, text):
-    assert bloom.format_rate(p) == text
+    assert format_rate(p) == text
 
 
 @pytest.mark.parametrize("p", [-0.1, 1.5, "1%", True])
 def test_format_rate_rejects_non_probabilities(p):
     with pytest.raises(ValueError, match="p must be"):
-        bloom.format_rate(p)
+        format_rate(p)
 
 
 def test_filters_bytes_is_the_sum_of_each_filters_own_sizing():

@@ -18,6 +18,7 @@ import pytest
 from setlab.models import like_workload
 from setlab.tools import advise, capacity
 from setlab.tools.analysis import synthetic
+from setlab.tools.calc import choice
 
 
 def test_a_total_is_what_the_sets_share_once_plus_each_set():
@@ -59,7 +60,7 @@ def test_one_redis_is_what_the_reader_says_else_redis_url_maxmemory_else_the_def
 def test_advise_compares_candidates_at_the_number_of_sets():
     ids = synthetic(100_000, "random32", universe=2**24)
     one = advise.advise(ids)
-    many = advise.advise(ids, advise.Needs(sets=1000))
+    many = advise.advise(ids, choice.Needs(sets=1000))
     assert one.recommendation.choice.name == many.recommendation.choice.name  # no shared part
     bloom = next(c for c in many.candidates if c.name.startswith("Bloom"))
     assert many.scale(bloom).total == 1000 * bloom.memory
@@ -68,9 +69,9 @@ def test_advise_compares_candidates_at_the_number_of_sets():
 
 
 def test_a_shared_part_is_paid_once_for_every_set():
-    shared = advise.Candidate("shared", 1000, "exact", "yes", "Redis", (), shared=900)
+    shared = choice.Candidate("shared", 1000, "exact", "yes", "Redis", (), shared=900)
     assert shared.for_sets(10).memory == 900 + 10 * 100
-    assert advise.Candidate("none", None, "exact", "no", "Redis", ()).for_sets(5).memory is None
+    assert choice.Candidate("none", None, "exact", "no", "Redis", ()).for_sets(5).memory is None
 
 
 def _setlab(*args: str) -> subprocess.CompletedProcess:

@@ -23,7 +23,8 @@ from setlab.core.quantities import parse_bytes
 from setlab.models import bitmap, hyperloglog
 from setlab.models import redis_memory as rm
 from setlab.models import string_ids as sid
-from setlab.tools import advise, advise_strings
+from setlab.tools import advise_strings
+from setlab.tools.calc import choice
 
 OPENID_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
@@ -206,7 +207,7 @@ def test_a_few_ids_stay_a_set_many_at_one_percent_become_a_bloom_filter():
     many = advise_strings.advise_strings(_parse(openids(200_000)))
     assert many.recommendation.choice.name.startswith("Bloom filter")
     counting = advise_strings.advise_strings(
-        _parse(openids(200_000)), advise.Needs(count_only=True)
+        _parse(openids(200_000)), choice.Needs(count_only=True)
     )
     assert counting.recommendation.choice.name == "HyperLogLog"
 

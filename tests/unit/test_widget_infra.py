@@ -10,6 +10,7 @@ import re
 import altair as alt
 import pytest
 
+from setlab.core.formats import format_readout
 from setlab.core.interpolation import interpolate
 from setlab.models import bitmap
 from setlab.render import widget_controls, widgets
@@ -116,8 +117,8 @@ def test_spec_compiles_in_vega_lite():
     [(1234567, "int", "1,234,567"), (1536, "bytes", "1.5 KiB"), (0.0123, "percent", "1.23%"),
      (2.5e-7, "rate", "2.50e-07"), (0.05, "rate", "0.05"), (math.inf, "number", "—")],
 )  # fmt: skip
-def test_format_value_writes_readouts_as_the_page_does(value, kind, text):
-    assert widgets.format_value(value, kind) == text
+def test_format_readout_writes_readouts_as_the_page_does(value, kind, text):
+    assert format_readout(value, kind) == text
 
 
 def test_bad_controls_and_readouts_are_refused():

@@ -310,7 +310,7 @@ def render(client: Any, who: dict[str, str] | None = None) -> str:
 
 
 def _table(client: Any, who: dict[str, str]) -> str:
-    from setlab.core.units import format_bytes
+    from setlab.core.formats import format_bytes
     from setlab.lab import classroom
     from setlab.lab.classroom.watch import slow_commands
 

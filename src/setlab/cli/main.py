@@ -97,9 +97,10 @@ def _advise(args: argparse.Namespace) -> int:
     from setlab.models import string_ids
     from setlab.models.ids import read_ids
     from setlab.tools import advise, advise_strings, analysis, capacity
+    from setlab.tools.calc import choice
 
     server, source = capacity.server_budget(args.server_memory)
-    options = advise.Needs(
+    options = choice.Needs(
         error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis,
         sets=args.sets, server=server, server_source=source,
     )  # fmt: skip

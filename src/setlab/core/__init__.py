@@ -1,8 +1,9 @@
-"""What every layer above needs and nothing of the book's subject: units, number parsing,
+"""What every layer above needs and nothing of the book's subject: number formats, parsing,
 argument checks, hashing, and the small machinery of files, threads and caches.
 
-- :mod:`~setlab.core.units`: sizes, durations and counts for prose and tables (binary units, as
-  Redis's ``INFO`` prints them);
+- :mod:`~setlab.core.formats`: every number format of the book, in one home: sizes (binary
+  units, as Redis's ``INFO`` prints them), durations and hours, counts, rates and probabilities
+  for prose and tables, and the calculators' readouts (mirrored by ``setlab-widgets.js``);
 - :mod:`~setlab.core.quantities`: numbers as people type them (``120M``, ``1%``, ``128MiB``,
   ``0:2^32``), read exactly, for ``setlab calc`` and the command line;
 - :mod:`~setlab.core.validate`: argument checks: a bad argument is a ``ValueError`` naming the

@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from setlab.core.formats import format_bytes
 from setlab.core.scale import SCALE_ENV, scale
-from setlab.core.units import format_bytes
 from setlab.lab.errors import BigAllocationRefused
 from setlab.models import bitmap
 from setlab.models.allocator import size_class

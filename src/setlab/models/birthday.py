@@ -29,13 +29,13 @@ References: Feller, *An Introduction to Probability Theory*, vol. 1, §II.3 (bir
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
 import numpy as np
 
+from setlab.core.formats import format_probability
 from setlab.core.validate import check_int, check_probability
 
 #: Up to this many users the exact probability is a plain sum of ``log1p`` terms.
@@ -267,30 +267,6 @@ def false_positive_rate(n: int, m: int) -> float:
 
 
 # -- formatting probabilities -------------------------------------------------------------------
-
-
-def format_probability(p: float, complement: float | None = None) -> str:
-    """A probability as a percentage with three significant figures (``'0.0116%'``).
-
-    Near 1 it shows the complement instead of rounding to a false 100%: ``'99.95%'``, or
-    ``'100% − 1.9e-19%'`` (pass ``complement`` = 1 − p when you have it more precisely than
-    ``p`` can hold, as :func:`format_collision_probability` does).
-    """
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 <= p <= 1:
-        raise ValueError(f"p must be a probability between 0 and 1; got {p!r}")
-    q = 1 - p if complement is None else complement
-    if p == 0:
-        return "0%"
-    if q == 0:
-        return "100%"
-    if p < 0.999:
-        percent = p * 100
-        decimals = max(0, 2 - math.floor(math.log10(percent)))
-        return f"{percent:.{decimals}f}%"
-    if q >= 1e-6:
-        decimals = -math.floor(math.log10(q * 100))
-        return f"{100 - q * 100:.{decimals}f}%"
-    return f"100% − {q * 100:.2g}%"
 
 
 def format_collision_probability(n: int, m: int) -> str:

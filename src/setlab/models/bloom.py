@@ -32,7 +32,6 @@ simulator are in :mod:`setlab.models.bloom_sim`; the filter on Redis bitmaps is
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -316,16 +315,3 @@ def fpr_confidence_interval(hits: int, trials: int, level: float = 0.999) -> tup
 
 
 # -- presentation ---------------------------------------------------------------------------------
-
-
-def format_rate(p: float, digits: int = 3) -> str:
-    """A probability as a percent for prose: ``0.1571`` → ``'15.7%'``, ``5e-5`` → ``'0.005%'``."""
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= float(p) <= 1.0:
-        raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
-    percent = 100.0 * float(p)
-    if percent == 0.0:
-        return "0%"
-    text = f"{percent:.{digits}g}"
-    if "e" in text:
-        text = f"{percent:.{digits - 1 + max(0, -math.floor(math.log10(percent)))}f}"
-    return text + "%"

@@ -29,7 +29,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from setlab.core.columns import Column
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.core.validate import check_int
 from setlab.models import decimal_lines, id_lines
 

@@ -33,8 +33,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from setlab.core.formats import format_bytes
 from setlab.core.hashing import murmur64a_rows
-from setlab.core.units import format_bytes
 from setlab.core.validate import check_int
 from setlab.models import ids as id_files
 from setlab.models.hyperloglog import (

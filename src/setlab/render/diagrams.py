@@ -8,7 +8,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.models import bitmap
 from setlab.render.plots import PALETTE, new_figure
 

@@ -32,7 +32,7 @@ from matplotlib.ticker import (
     ScalarFormatter,
 )
 
-from setlab.core.units import format_bytes, format_duration
+from setlab.core.formats import format_bytes, format_duration
 
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 #: One colour per structure, in every figure and calculator that compares them (the advisor's

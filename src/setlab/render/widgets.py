@@ -58,7 +58,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_readout
 from setlab.render.widget_controls import (
     PLACE,
     Command,
@@ -73,7 +73,8 @@ from setlab.render.widget_controls import (
 STATIC_ENV = "SETLAB_WIDGETS"
 #: Vega-Lite's MIME type, which JupyterLab renders with its own (offline) Vega.
 VEGALITE_MIME = "application/vnd.vegalite.v5+json"
-#: How a readout's number is written: see :func:`format_value` (and setlab-widgets.js).
+#: How a readout's number is written: :func:`setlab.core.formats.format_readout` (and
+#: setlab-widgets.js).
 KINDS = ("int", "bytes", "number", "percent", "rate", "text")
 
 Settings = Mapping[str, float]
@@ -98,33 +99,6 @@ class Readout:
         check_name(self.name)
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
-
-
-def format_value(value: float | str, kind: str, unit: str = "") -> str:
-    """A readout as the page writes it (setlab-widgets.js mirrors this): ``int`` with thousands
-    separators, ``bytes`` in binary units, ``percent`` a fraction as % with 3 significant
-    digits, ``rate`` a small probability (3 significant digits, exponent below 0.001),
-    ``number`` 3 significant digits; ``text`` is words (a pick, its reason) as they are, and an
-    empty one is "—"."""
-    if kind == "text":
-        return str(value) or "—"
-    if not math.isfinite(value):
-        return "—"  # no number: no unit either
-    if kind == "int":
-        text = f"{round(value):,}"
-    elif kind == "bytes":
-        text = format_bytes(value)
-    elif kind == "percent":
-        text = f"{_sig(value * 100)}%"
-    elif kind == "rate":
-        text = f"{value:.3g}" if value == 0 or value >= 1e-3 else f"{value:.2e}"
-    else:
-        text = _sig(value)
-    return f"{text} {unit}".strip()
-
-
-def _sig(value: float) -> str:
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def step_expr(var: str, breaks: Sequence[float], values: Sequence[float]) -> str:
@@ -345,7 +319,7 @@ class Widget:
             f'<output id="{wid}-{r.name}" data-readout="{r.name}" data-kind="{r.kind}" '
             f'data-unit="{html.escape(r.unit)}" '
             f'data-value="{html.escape(_data(defaults[r.name]))}"{_long(defaults[r.name])}>'
-            f"{html.escape(format_value(defaults[r.name], r.kind, r.unit))}</output></dd></div>"
+            f"{html.escape(format_readout(defaults[r.name], r.kind, r.unit))}</output></dd></div>"
             for r in self.readouts
         )
         spec = json.dumps(self.spec(), separators=(",", ":")).replace("</", "<\\/")
@@ -415,7 +389,7 @@ class Widget:
         body = []
         for label, cells in [
             *((c.label, [self._control_cell(c, row) for row in rows]) for c in self.controls),
-            *((r.label, [format_value(row[r.name], r.kind, r.unit) for row in rows])
+            *((r.label, [format_readout(row[r.name], r.kind, r.unit) for row in rows])
               for r in self.readouts),
         ]:  # fmt: skip
             tds = "".join(f"<td>{html.escape(x)}</td>" for x in cells)
@@ -432,14 +406,14 @@ class Widget:
         if not c.optional or row[c.flag]:
             return control_text(c, row[c.name])
         readout = next(r for r in self.readouts if r.name == c.solved)
-        return f"{format_value(row[c.solved], readout.kind, readout.unit)} (solved)"  # type: ignore[index]
+        return f"{format_readout(row[c.solved], readout.kind, readout.unit)} (solved)"  # type: ignore[index]
 
     def text(self) -> str:
         """Plain text of the fallback table (what ``text/plain`` shows)."""
         lines = [self.title]
         for row in self.rows():
             parts = [f"{c.name}={self._control_cell(c, row)}" for c in self.controls]
-            parts += [f"{r.label}: {format_value(row[r.name], r.kind, r.unit)}"
+            parts += [f"{r.label}: {format_readout(row[r.name], r.kind, r.unit)}"
                       for r in self.readouts]  # fmt: skip
             lines.append("  " + "; ".join(parts))
         return "\n".join(lines)

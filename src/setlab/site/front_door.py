@@ -4,7 +4,7 @@ decision card "what should I use for my IDs?", and the cost formulas behind it.
 The card has four rows, one per shape of ID set (:data:`SHAPES`): dense auto-increment keys,
 sparse snowflake or hashed IDs that need exact answers, membership where false positives are
 allowed, and counting only. Nothing here prices a structure itself: each row is the advisor's
-answer (:func:`setlab.tools.advise.recommend`) on one of the choosing chapter's populations
+answer (:func:`setlab.tools.calc.choice.recommend`) on one of the choosing chapter's populations
 (:func:`setlab.chapters.choosing.populations`, a million IDs each, seeded), asked with that row's
 needs. The measured errors come from a simulation of the filter the advisor sizes
 (:func:`filter_measurement`) and from the HyperLogLog chapter's simulated sketches.
@@ -27,15 +27,16 @@ import numpy as np
 
 from setlab.chapters import choosing
 from setlab.chapters import hyperloglog as hll_chapter
-from setlab.core.units import format_bytes, format_count
+from setlab.core.formats import format_bytes, format_count, format_rate
 from setlab.models import bitmap, bloom, cuckoo, redis_memory, redisbloom, roaring
 from setlab.models import hyperloglog as hll
-from setlab.models.bloom import format_rate
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 from setlab.models.seeds import SEED_002_ITEMS
 from setlab.render.claims import Figures
-from setlab.tools import advise, calc
-from setlab.tools.advise import Advice, Candidate, Needs
+from setlab.tools import calc
+from setlab.tools.advise import Advice
+from setlab.tools.calc import choice
+from setlab.tools.calc.choice import Candidate, Needs
 
 FIGURES = Figures("front-door")
 
@@ -145,7 +146,7 @@ def pick(key: str) -> Candidate:
     if shape.exact:
         options = [c for c in options if c.exact and c.membership]
     needs = Needs(error=advice.needs.error, count_only=shape.count_only)
-    return advise.recommend(advice.analysis, options, needs).choice
+    return choice.recommend(advice.analysis, options, needs).choice
 
 
 def structure(key: str) -> str:

@@ -8,7 +8,7 @@ every set over the same IDs; each set is then a bitmap of that many bits (and li
 members back needs the reverse map, integer to string). :func:`candidates` prices it beside
 a Redis SET of the strings (:mod:`setlab.models.redis_memory`, exact for Redis 7.0), Bloom and
 cuckoo filters at the asked rate and a HyperLogLog, from what
-:mod:`setlab.models.string_ids` read; :func:`setlab.tools.advise.recommend` picks one as it
+:mod:`setlab.models.string_ids` read; :func:`setlab.tools.calc.choice.recommend` picks one as it
 does for integer IDs, and :class:`StringAdvice` prints it (counts by length where integer IDs
 have a range and a histogram). The general advisor knows nothing of this module: the caller
 (``setlab advise``) picks the advisor by the kind of file.
@@ -19,10 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.models import bitmap, redis_memory
 from setlab.models.string_ids import StringIDs, describe_bound
 from setlab.tools import advise
+from setlab.tools.calc import choice
 
 #: What the remap's keys are called in the advice (any names do).
 MAP_KEY, NEXT_KEY = "ids:map", "ids:next"
@@ -43,7 +44,7 @@ def remap_costs(s: StringIDs) -> dict[str, int]:
     }
 
 
-def _remap_candidate(s: StringIDs) -> advise.Candidate:
+def _remap_candidate(s: StringIDs) -> choice.Candidate:
     costs = remap_costs(s)
     caveats = (
         f"a HASH {MAP_KEY} from each ID to a dense integer ({format_bytes(costs['map'])}), "
@@ -55,30 +56,30 @@ def _remap_candidate(s: StringIDs) -> advise.Candidate:
         f"({format_bytes(costs['reverse map'])})",
     )
     # not plain "Redis": two keys and a script, worth it only when it saves what
-    # advise.recommend asks of a module (NATIVE_PREMIUM, NATIVE_SLACK)
-    return advise.Candidate(
+    # choice.recommend asks of a module (NATIVE_PREMIUM, NATIVE_SLACK)
+    return choice.Candidate(
         "dense remap: HASH + bitmap", costs["map"] + costs["bitmap"], "exact", "yes (SETBIT 0)",
         REMAP_WHERE, caveats, shared=costs["map"],
     )  # fmt: skip
 
 
-def candidates(s: StringIDs, needs: advise.Needs | None = None) -> list[advise.Candidate]:
+def candidates(s: StringIDs, needs: choice.Needs | None = None) -> list[choice.Candidate]:
     """Every structure that can hold string IDs, priced for these (memory in bytes)."""
-    needs = needs or advise.Needs()
+    needs = needs or choice.Needs()
     return [
-        advise.set_candidate(s, needs),
+        choice.set_candidate(s, needs),
         _remap_candidate(s),
-        advise.bloom_candidate(s, needs),
-        advise.cuckoo_candidate(s, needs),
-        advise.hll_candidate(s),
+        choice.bloom_candidate(s, needs),
+        choice.cuckoo_candidate(s, needs),
+        choice.hll_candidate(s),
     ]
 
 
-def advise_strings(s: StringIDs, needs: advise.Needs | None = None) -> StringAdvice:
+def advise_strings(s: StringIDs, needs: choice.Needs | None = None) -> StringAdvice:
     """Price every candidate for the string IDs ``s`` and recommend one."""
-    needs = needs or advise.Needs()
+    needs = needs or choice.Needs()
     options = candidates(s, needs)
-    return StringAdvice(s, needs, options, advise.recommend(s, options, needs))
+    return StringAdvice(s, needs, options, choice.recommend(s, options, needs))
 
 
 def _count(s: StringIDs) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.core.validate import check_int
 
 #: One Redis's memory when nothing says otherwise: 16 GiB. Not a limit of Redis: past a few

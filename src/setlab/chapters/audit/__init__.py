@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from setlab.chapters import open_page
 from setlab.chapters.audit import claims
-from setlab.core.units import format_bytes, format_duration
+from setlab.core.formats import format_bytes, format_duration, format_rate
 from setlab.lab import reference
 from setlab.lab.reference import Measurement
 from setlab.models import redis_memory as rm
-from setlab.models.bloom import format_rate
 from setlab.models.hashed_offsets import user_offset
 from setlab.models.snowflake import SEED_000_ID
 from setlab.render.claims import Figures

@@ -20,7 +20,7 @@ from setlab.chapters import open_page
 from setlab.chapters.birthday_collisions import claims
 from setlab.chapters.birthday_collisions.claims import SEED_000_TABLE, SEED_004_SIZED
 from setlab.core.figure_cache import kept
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes, format_probability
 from setlab.core.validate import check_int
 from setlab.models import bitmap
 from setlab.models.birthday import (
@@ -33,7 +33,6 @@ from setlab.models.birthday import (
     expected_lost_bits,
     false_positive_rate,
     format_collision_probability,
-    format_probability,
     judge_cells,
     log_no_collision,
     lost_bits_sd,

@@ -15,7 +15,7 @@ tests check it against the exact model, which ``setlab calc birthday`` prints.
 from __future__ import annotations
 
 from setlab.chapters.birthday_collisions import seed_000_cells
-from setlab.models.birthday import format_probability
+from setlab.core.formats import format_probability
 from setlab.render.vega_lite import alt
 from setlab.render.widgets import Command, Control, Readout, Settings, Widget
 from setlab.tools.calc.birthday import birthday_report

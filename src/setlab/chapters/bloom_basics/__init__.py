@@ -19,12 +19,11 @@ import numpy as np
 
 from setlab.chapters import open_page
 from setlab.chapters.bloom_basics import claims
+from setlab.core.formats import format_bytes, format_count, format_rate
 from setlab.core.hashing import murmur3_32_rows, murmur3_x64_128_rows
-from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
 from setlab.lab.runs.bloom import LookupRun, Seed004Check, openid_lookups, seed004_check
 from setlab.models import bitmap, bloom
-from setlab.models.bloom import format_rate
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 from setlab.models.seeds import SEED_002_PLANNED, seed_002_fix_rate
 from setlab.render.claims import Figures

@@ -203,7 +203,7 @@ def refusal_expr() -> str:
         except ValueError as err:
             messages.append(str(err))
     percent = "(100 * p)"
-    # bloom.format_rate: 3 significant digits, written out in full where Python's "g" would use
+    # format_rate: 3 significant digits, written out in full where Python's "g" would use
     # an exponent (below 10^-4 once rounded)
     digits = f"(2 + max(0, -floor(log({percent}) / LN10)))"
     rate = (f"(toNumber(format({percent}, '.2e')) < 0.0001 ? format({percent}, '.' + {digits}"

@@ -24,7 +24,7 @@ import numpy as np
 from setlab.chapters import open_page
 from setlab.chapters.choosing import claims
 from setlab.core.figure_cache import kept
-from setlab.core.units import format_bytes, format_bytes_si, format_count
+from setlab.core.formats import format_bytes, format_bytes_si, format_count
 from setlab.core.validate import check_int
 from setlab.lab import reference
 from setlab.lab.reference import Measurement, beside
@@ -36,8 +36,10 @@ from setlab.models.ids import IDs, from_integers, set_members, texts
 from setlab.models.snowflake import SEED_000_ID
 from setlab.render.claims import Figures
 from setlab.tools import advise
-from setlab.tools.advise import Advice, Needs
+from setlab.tools.advise import Advice
 from setlab.tools.analysis import synthetic
+from setlab.tools.calc import choice
+from setlab.tools.calc.choice import Needs
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -330,10 +332,10 @@ def live_set_check(measurement: Measurement[SetCheck]) -> str:
 
 # -- figures --------------------------------------------------------------------------------------
 
-FIGURES.add("ch-premium", lambda: f"{advise.EXACT_PREMIUM:g}")
-FIGURES.add("ch-slack", lambda: format_bytes(advise.EXACT_SLACK))
-FIGURES.add("ch-native-premium", lambda: f"{advise.NATIVE_PREMIUM:g}")
-FIGURES.add("ch-native-slack", lambda: format_bytes(advise.NATIVE_SLACK))
+FIGURES.add("ch-premium", lambda: f"{choice.EXACT_PREMIUM:g}")
+FIGURES.add("ch-slack", lambda: format_bytes(choice.EXACT_SLACK))
+FIGURES.add("ch-native-premium", lambda: f"{choice.NATIVE_PREMIUM:g}")
+FIGURES.add("ch-native-slack", lambda: format_bytes(choice.NATIVE_SLACK))
 
 
 def _first_density(structure: str) -> str:

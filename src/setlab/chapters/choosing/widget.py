@@ -8,7 +8,7 @@ filters, a HyperLogLog, for IDs drawn uniformly from the range) — too much mod
 (Roaring's containers come from a seeded draw of the IDs), so it is computed in Python at build
 time on a grid and the browser only looks it up: the exact structures for every count × range, the
 filters for every count × rate (they do not depend on the range). The pick and its reason are the
-advisor's rule (:func:`setlab.tools.advise.recommend`) written as Vega expressions over those
+advisor's rule (:func:`setlab.tools.calc.choice.recommend`) written as Vega expressions over those
 prices, with Python's number formats; ``tests/chapters/test_widgets_filters_density.py`` compares
 both with ``setlab calc density`` at a seeded sample of the grid and at each way the advisor words
 its pick. A count or rate off the grid is refused with a message that gives the line to run
@@ -23,12 +23,11 @@ from functools import cache
 from typing import Any
 
 from setlab.core.figure_cache import kept
-from setlab.models.bloom import format_rate
+from setlab.core.formats import format_rate
 from setlab.render.plots import STRUCTURE_COLOURS
 from setlab.render.vega_lite import alt
 from setlab.render.widgets import Command, Control, Readout, Settings, Widget, text_lookup
-from setlab.tools import advise
-from setlab.tools.calc import density
+from setlab.tools.calc import choice, density
 from setlab.tools.calc.density import STRUCTURES
 from setlab.tools.capacity import widget_parts
 
@@ -85,24 +84,24 @@ def grid() -> dict[str, list]:
                 continue
             shape = "hashed64" if universe == density.HASHED64 else "random32"
             a = synthetic(n, shape, universe=min(universe, 2**32))
-            exact = advise.candidates(a)[:3]
+            exact = choice.candidates(a)[:3]
             for c in exact:
                 out[c.name].append(c.memory)
             smallest = min((c for c in exact if c.possible), key=lambda c: c.memory)
             r = a.roaring
             native = min(c.memory for c in exact[:2] if c.possible)
             roaring_stays = smallest.name == "Roaring bitmap" and not (
-                native <= advise.NATIVE_PREMIUM * smallest.memory
-                or native - smallest.memory <= advise.NATIVE_SLACK
+                native <= choice.NATIVE_PREMIUM * smallest.memory
+                or native - smallest.memory <= choice.NATIVE_SLACK
             )
             runs = roaring_stays and r.serialized_bytes < 0.5 * r.plain_bytes
             if runs or smallest.name == "Redis SET":
                 raise RuntimeError(f"{n:,} IDs in 2^{lr}: a reason the page does not word")
         a = synthetic(n, "hashed64")
-        out["HyperLogLog"].append(advise.hll_candidate(a).memory)
+        out["HyperLogLog"].append(choice.hll_candidate(a).memory)
         for p in RATES:
-            needs = advise.Needs(error=p)
-            for c in (advise.bloom_candidate(a, needs), advise.cuckoo_candidate(a, needs)):
+            needs = choice.Needs(error=p)
+            for c in (choice.bloom_candidate(a, needs), choice.cuckoo_candidate(a, needs)):
                 name = _short(c.name)
                 out[name].append(c.memory)
                 out[f"{name} error"].append(c.error)
@@ -148,7 +147,7 @@ def py_g(x: str, digits: int = 3) -> str:
 
 
 def bytes_text(x: str) -> str:
-    """:func:`setlab.core.units.format_bytes`: binary units, three significant digits, whole
+    """:func:`setlab.core.formats.format_bytes`: binary units, three significant digits, whole
     bytes below 1 KiB."""
     units = ("B", "KiB", "MiB", "GiB", "TiB")
     scaled = {i: f"(({x}) / {1024**i})" for i in range(len(units))}
@@ -172,8 +171,8 @@ def _share(x: str) -> str:
 
 
 def _pick(mem: dict[str, str]) -> dict[str, str]:
-    """The steps of :func:`setlab.tools.advise.recommend` (one set, membership, no deletes) over
-    the memory expressions ``mem`` (structure → bytes, NaN where impossible), as named Vega
+    """The steps of :func:`setlab.tools.calc.choice.recommend` (one set, membership, no deletes)
+    over the memory expressions ``mem`` (structure → bytes, NaN where impossible), as named Vega
     expressions: ``best`` (0 SET, 1 plain bitmap, 2 Roaring: the smallest exact one, or a
     structure built into Redis when Roaring saves too little), ``builtin`` (that happened),
     ``approx`` (3 Bloom, 4 cuckoo: the smaller filter) and ``pick_i``, with their bytes."""
@@ -181,20 +180,20 @@ def _pick(mem: dict[str, str]) -> dict[str, str]:
     native = f"(!isNaN({b}) && {b} < {s} ? 1 : 0)"
     native_mem = f"({native} == 1 ? {b} : {s})"
     exact = f"(!isNaN({r}) && {r} < {native_mem} ? 2 : {native})"
-    builtin = (f"({exact} == 2 && ({native_mem} <= {advise.NATIVE_PREMIUM} * {r}"
-               f" || {native_mem} - {r} <= {advise.NATIVE_SLACK}) ? 1 : 0)")  # fmt: skip
+    builtin = (f"({exact} == 2 && ({native_mem} <= {choice.NATIVE_PREMIUM} * {r}"
+               f" || {native_mem} - {r} <= {choice.NATIVE_SLACK}) ? 1 : 0)")  # fmt: skip
     best = f"({builtin} == 1 ? {native} : {exact})"
     best_mem = f"({best} == 0 ? {s} : {best} == 1 ? {b} : {r})"
     approx = f"({cu} < {bl} ? 4 : 3)"
     approx_mem = f"({cu} < {bl} ? {cu} : {bl})"
-    keep = (f"({best_mem} <= {approx_mem} || {best_mem} <= {advise.EXACT_PREMIUM} * {approx_mem}"
-            f" || {best_mem} - {approx_mem} <= {advise.EXACT_SLACK})")  # fmt: skip
+    keep = (f"({best_mem} <= {approx_mem} || {best_mem} <= {choice.EXACT_PREMIUM} * {approx_mem}"
+            f" || {best_mem} - {approx_mem} <= {choice.EXACT_SLACK})")  # fmt: skip
     return {"best": best, "best_mem": best_mem, "builtin": builtin, "approx": approx,
             "approx_mem": approx_mem, "pick_i": f"({keep} ? {best} : {approx})"}  # fmt: skip
 
 
 def _reason() -> str:
-    """:func:`setlab.tools.advise.recommend`'s reason (and ``_why``'s) over the derived
+    """:func:`setlab.tools.calc.choice.recommend`'s reason (and ``_why``'s) over the derived
     parameters ``best`` … ``approx_mem`` of :func:`_pick`, as the advisor words it."""
     names = text_lookup("best", list(EXACT))
     per_id = py_g("(best_mem / n)")

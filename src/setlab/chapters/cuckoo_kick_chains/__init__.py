@@ -27,14 +27,13 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from setlab.chapters import open_page
 from setlab.chapters.cuckoo_kick_chains import claims, walls
 from setlab.core.figure_cache import kept
-from setlab.core.units import format_bytes, format_count
+from setlab.core.formats import format_bytes, format_count, format_rate
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, beside
 from setlab.lab.runs import cuckoo as cuckoo_runs
 from setlab.lab.runs.cuckoo import CuckooFill
 from setlab.lab.runs.redisbloom_reference import RedisBloomReference
 from setlab.models import bloom, cuckoo
-from setlab.models.bloom import format_rate
 from setlab.models.cuckoo import CuckooFilter, FillRecord, KickDemo
 from setlab.models.redisbloom import FreshValues
 from setlab.models.redisbloom_cuckoo import (

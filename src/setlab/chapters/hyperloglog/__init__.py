@@ -20,8 +20,8 @@ from matplotlib.ticker import MaxNLocator
 from setlab.chapters import open_page
 from setlab.chapters.hyperloglog import claims
 from setlab.core.figure_cache import kept
+from setlab.core.formats import format_bytes
 from setlab.core.hashing import murmur64a, murmur64a_rows
-from setlab.core.units import format_bytes
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, live_or_reference
 from setlab.lab.runs.hyperloglog import (

@@ -19,11 +19,11 @@ from matplotlib.figure import Figure
 from setlab.chapters import open_page
 from setlab.chapters.nk_vs_m_saturation import claims
 from setlab.core.figure_cache import kept
-from setlab.core.units import format_bytes, format_count
+from setlab.core.formats import format_bytes, format_count, format_rate
 from setlab.lab.backend import Lab
 from setlab.lab.full_scale.redisbloom import FullScale003, FullScaleRow
 from setlab.models import bloom, bloom_sim
-from setlab.models.bloom import LN2, format_rate
+from setlab.models.bloom import LN2
 from setlab.models.redisbloom import ChainLayout
 from setlab.models.seeds import (
     SEED_002_BITS,

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from setlab.chapters import open_page
 from setlab.chapters.one_slow_command import claims
-from setlab.core.units import format_bytes, format_duration
+from setlab.core.formats import format_bytes, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.cluster import LocalCluster
 from setlab.lab.full_scale.housekeeping import EVICTION_LIMIT, SMALL_KEYS, HousekeepingReference

@@ -18,7 +18,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from setlab.chapters import open_page
 from setlab.chapters.redis_set_memory import claims
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.lab.backend import Lab
 from setlab.lab.runs.memory import (
     BigSetRow,

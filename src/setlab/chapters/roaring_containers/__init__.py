@@ -22,7 +22,7 @@ from setlab.chapters import open_page
 from setlab.chapters.roaring_containers import claims
 from setlab.chapters.roaring_containers import plots as roaring_plots
 from setlab.core.figure_cache import kept
-from setlab.core.units import format_bytes, format_bytes_si, format_duration
+from setlab.core.formats import format_bytes, format_bytes_si, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, live_or_reference
 from setlab.lab.runs.roaring import (

@@ -21,14 +21,13 @@ from matplotlib.figure import Figure
 from setlab.chapters import open_page
 from setlab.chapters.scalable_bloom import claims
 from setlab.chapters.scalable_bloom import full_scale as scalable_bloom_full_scale
-from setlab.core.units import format_bytes, format_count, format_duration
+from setlab.core.formats import format_bytes, format_count, format_duration, format_rate
 from setlab.lab.backend import Lab, connect
 from setlab.lab.reference import Measurement, beside, live_or_reference
 from setlab.lab.runs import redisbloom as runs
 from setlab.lab.runs.redisbloom import RoaringWindow, ScalingRow, WindowRun
 from setlab.lab.runs.redisbloom_reference import RedisBloomReference
 from setlab.models import bloom
-from setlab.models.bloom import format_rate
 from setlab.models.redisbloom import (
     DEFAULT_EXPANSION,
     REBUILD_STRATEGIES,

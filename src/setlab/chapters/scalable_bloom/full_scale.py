@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from setlab.core.units import format_bytes, format_count, format_duration
+from setlab.core.formats import format_bytes, format_count, format_duration, format_rate
 from setlab.lab.full_scale.redisbloom import CONFIGS, FullScale003, FullScaleRow
-from setlab.models.bloom import format_rate
 from setlab.render.claims import Figures
 
 

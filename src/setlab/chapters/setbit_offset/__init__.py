@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from setlab.chapters import open_page
 from setlab.chapters.setbit_offset import claims
-from setlab.core.units import format_bytes, format_duration
+from setlab.core.formats import format_bytes, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, beside, live_or_reference
 from setlab.lab.runs.setbit import (

@@ -19,7 +19,13 @@ import numpy as np
 
 from setlab.chapters import open_page
 from setlab.chapters.sharded_bloom import claims
-from setlab.core.units import format_bytes, format_bytes_si, format_count, format_duration
+from setlab.core.formats import (
+    format_bytes,
+    format_bytes_si,
+    format_count,
+    format_duration,
+    format_hours,
+)
 from setlab.lab.backend import Lab
 from setlab.lab.full_scale.mass_insertion import MassInsertionReference, PipeRow
 from setlab.lab.full_scale.peers import PeerRow, PeersReference
@@ -46,11 +52,6 @@ SEED_003_P = 0.01
 def start() -> Lab:
     """Open the page: the lab and its banner, every figure glued (:func:`open_page`)."""
     return open_page(FIGURES)
-
-
-def format_hours(seconds: float) -> str:
-    """A load time: ``format_duration`` below an hour, else hours (``'19.7 h'``)."""
-    return format_duration(seconds) if seconds < 3600 else f"{seconds / 3600:.3g} h"
 
 
 # -- seed 002: the spread of shard loads ---------------------------------------------------------
@@ -460,10 +461,6 @@ def peers_run() -> PeersReference:
     return PeersReference.load()
 
 
-def _hours(seconds: float) -> str:
-    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else format_duration(seconds)
-
-
 def peers_markdown() -> str:
     """One row per tool: what ran, its time (and, for a slice, the time scaled to all the IDs),
     peak memory of client and server, Redis's used_memory, and the false-positive rate."""
@@ -476,7 +473,9 @@ def peers_markdown() -> str:
     for r in run.rows:
         # as code, so the page's smart punctuation leaves "--pipe" alone
         peer, how = (t.replace("redis-cli --pipe", "`redis-cli --pipe`") for t in (r.peer, r.how))
-        full = f"{_hours(r.full_seconds)} (scaled)" if r.scaled else _hours(r.full_seconds)
+        full = (
+            f"{format_hours(r.full_seconds)} (scaled)" if r.scaled else format_hours(r.full_seconds)
+        )
         server = format_bytes(r.server_peak_rss) if r.server_peak_rss else "— (no Redis)"
         used = format_bytes(r.used_memory_growth) if r.used_memory_growth else "—"
         fpr = _percent(r.fpr) if r.fpr is not None else "— (a slice)"
@@ -517,8 +516,8 @@ FIGURES.add(
     "sb-full-cached-rate",
     lambda: f"{full_scale_run().machine_limits['cached_bits_per_second'] / 1e6:,.0f} M bits/s",
 )
-FIGURES.add("sb-peers-py-full", lambda: _hours(_peer("redis-py SETBIT").full_seconds))
-FIGURES.add("sb-peers-cli-full", lambda: _hours(_peer("redis-cli --pipe").full_seconds))
+FIGURES.add("sb-peers-py-full", lambda: format_hours(_peer("redis-py SETBIT").full_seconds))
+FIGURES.add("sb-peers-cli-full", lambda: format_hours(_peer("redis-cli --pipe").full_seconds))
 
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
 

@@ -21,8 +21,8 @@ import redis
 
 from setlab.chapters import open_page
 from setlab.chapters.snowflake_ranges import claims
+from setlab.core.formats import format_bytes, format_count
 from setlab.core.hashing import java_long_hash64
-from setlab.core.units import format_bytes, format_count
 from setlab.lab import backend
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, live_or_reference

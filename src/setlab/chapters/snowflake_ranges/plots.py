@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from setlab.core.units import format_count
+from setlab.core.formats import format_count
 from setlab.models.snowflake import Layout, LeafRun, utc
 from setlab.render.plots import PALETTE, new_figure
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from setlab.chapters import open_page
 from setlab.chapters.string_plus_set import claims
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.lab import backend, reference
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, beside

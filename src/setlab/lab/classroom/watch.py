@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import redis
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 
 #: bytes of cached scripts (``INFO memory`` ``used_memory_scripts_eval``) above which the
 #: watchdog flushes the cache: the book's scripts take a few KiB (the classroom tests measure

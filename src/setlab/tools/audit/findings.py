@@ -15,10 +15,9 @@ import math
 from dataclasses import dataclass, field
 from functools import cache
 
-from setlab.core.units import format_bytes, format_duration
+from setlab.core.formats import format_bytes, format_duration, format_rate
 from setlab.models import bitmap, redisbloom
 from setlab.models import redis_memory as rm
-from setlab.models.bloom import format_rate
 from setlab.tools.audit.patterns import text
 from setlab.tools.audit.reader import BLOOM_TYPE, CUCKOO_TYPE, WINDOW_BYTES, KeyInfo
 

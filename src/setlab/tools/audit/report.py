@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.tools.audit.findings import Finding, findings
 from setlab.tools.audit.patterns import pattern
 from setlab.tools.audit.reader import KeyInfo, Scan

@@ -26,6 +26,10 @@ people type them: ``1.2e8``, ``120M``, ``1%``, ``128MiB``) and answers with the 
 * :mod:`~setlab.tools.calc.setbit` (``setbit``) — what a first ``SETBIT`` at an offset
   allocates, and the stored reference run's time for it.
 
+One engine has no subcommand of its own: :mod:`~setlab.tools.calc.choice` prices every
+structure for a set of IDs and picks one, for ``density`` here and for ``setlab advise``
+(:mod:`setlab.tools.advise`, which reads, analyses and prints).
+
 Every engine returns a :class:`Report`: labelled rows for people, a dict for ``--json``. Each
 module also declares its calculator (:class:`~setlab.tools.calc.calculator.Calculator`: name,
 help, options, run, the field of one key's bytes), and :data:`CALCULATORS` collects them in the

@@ -3,6 +3,7 @@ do (the birthday problem, :mod:`setlab.models.birthday`)."""
 
 from __future__ import annotations
 
+from setlab.core.formats import format_probability
 from setlab.core.validate import check_int
 from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report
@@ -25,7 +26,7 @@ def birthday_report(n: int, log2_space: int) -> Report:
     safe = birthday.max_users(space, RISK)
     report = Report(f"Birthday: {n:,} IDs hashed into 2^{bits} = {space:,} offsets")
     report.rows = [
-        ("P(any collision)", birthday.format_probability(chance)),
+        ("P(any collision)", format_probability(chance)),
         ("expected pairs", f"{pairs:.3g} pairs of IDs sharing an offset"),
         (f"IDs at {RISK:.0%} risk", f"{safe:,} (the most with a chance <= {RISK:.0%})"),
     ]

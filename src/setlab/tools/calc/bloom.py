@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass
 from functools import partial
 
+from setlab.core.formats import format_bytes
 from setlab.core.quantities import parse_bits
-from setlab.core.units import format_bytes
 from setlab.core.validate import check_int, check_probability
 from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate
 from setlab.tools.calc.report import Report, rate_text, size_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.core.validate import check_int, check_probability
 from setlab.models.cuckoo_walls import Spread
 from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate

@@ -4,8 +4,8 @@ setting), with bits per item and the false-positive rate at that load (Fan et al
 
 from __future__ import annotations
 
+from setlab.core.formats import format_rate
 from setlab.core.validate import check_int
-from setlab.models.bloom import format_rate
 from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report
 

@@ -1,6 +1,6 @@
 """Bytes per ID by density: ``count`` IDs spread uniformly over ``0 … universe − 1`` (or uniform
 64-bit hashes) priced as a Redis SET, a plain bitmap, Roaring, a Bloom and a cuckoo filter and a
-HyperLogLog, with the structure the advisor picks (:func:`setlab.tools.advise.advise`;
+HyperLogLog, with the structure the advisor picks (:mod:`setlab.tools.calc.choice`;
 :func:`setlab.tools.analysis.synthetic` describes the IDs without listing them)."""
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes, format_rate
 from setlab.core.validate import check_int, check_probability
-from setlab.models.bloom import format_rate
 from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate
 from setlab.tools.calc.report import Report
 
@@ -63,20 +62,21 @@ def price_density(count: int, universe: int = 2**32, error: float = 0.01,
                   seed: int = 0) -> DensityPoint:  # fmt: skip
     """Price every structure for ``count`` distinct IDs drawn uniformly from ``0 … universe − 1``
     (``universe`` ≤ 2^32), or for ``count`` uniform 64-bit hashes (``universe`` = 2^64), with the
-    advisor (:func:`setlab.tools.advise.advise`, filters at ``error``)."""
-    from setlab.tools import advise
+    advisor's engine (:mod:`setlab.tools.calc.choice`, filters at ``error``)."""
     from setlab.tools.analysis import synthetic
+    from setlab.tools.calc import choice
 
     universe = check_universe(universe)
     count = check_int("count", count, 1, min(universe, 2**40))
     error = check_probability("error", error)
     shape = "hashed64" if universe == HASHED64 else "random32"
     described = synthetic(count, shape, universe=min(universe, 2**32), seed=seed)
-    advice = advise.advise(described, advise.Needs(error=error))
-    memory = {_short(c.name): c.memory for c in advice.candidates}
+    needs = choice.Needs(error=error)
+    options = choice.candidates(described, needs)
+    pick = choice.recommend(described, options, needs)
+    memory = {_short(c.name): c.memory for c in options}
     return DensityPoint(count, universe, error, {s: memory[s] for s in STRUCTURES},
-                        _short(advice.recommendation.choice.name),
-                        advice.recommendation.reason)  # fmt: skip
+                        _short(pick.choice.name), pick.reason)  # fmt: skip
 
 
 def _range_text(universe: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.core.validate import check_int
 from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report

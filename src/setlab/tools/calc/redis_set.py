@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 from setlab.core.validate import check_int
 from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from setlab.core.units import format_bytes
+from setlab.core.formats import format_bytes
 
 
 @dataclass
@@ -32,7 +32,7 @@ class Report:
 
 def rate_text(p: float) -> str:
     """A false-positive rate as the calculators print it (``0.1%``, ``1.2e-07``)."""
-    from setlab.models.bloom import format_rate
+    from setlab.core.formats import format_rate
 
     return format_rate(p)
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from setlab.core.formats import format_bytes
 from setlab.core.quantities import parse_range
-from setlab.core.units import format_bytes
 from setlab.core.validate import check_int
 from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report

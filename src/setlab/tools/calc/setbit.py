@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from setlab.core.formats import format_bytes, format_duration
 from setlab.core.interpolation import interpolate
-from setlab.core.units import format_bytes, format_duration
 from setlab.tools.calc.calculator import Calculator, Given, Option, count
 from setlab.tools.calc.report import Report
 

@@ -4,8 +4,7 @@ sized for ``capacity`` items at rate ``p``; the fullest shard's load and rate be
 
 from __future__ import annotations
 
-from setlab.core.units import format_bytes
-from setlab.models.bloom import format_rate
+from setlab.core.formats import format_bytes, format_rate
 from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate
 from setlab.tools.calc.report import Report
 
