@@ -25,6 +25,7 @@
     if (i === 0) return Math.round(v) + " B";
     return (v >= 100 ? v.toFixed(0) : Number(v.toPrecision(3)).toString()) + " " + units[i];
   }
+  // A readout as setlab.core.formats.format_readout writes it (the tests compare the two).
   function format(value, kind, unit) {
     var text;
     if (kind === "text") return value ? String(value) : "\u2014";
