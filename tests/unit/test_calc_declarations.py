@@ -35,6 +35,7 @@ PLANTED = Calculator(
     ),
     run=_planted_run,
     key_bytes="bytes",
+    example="setlab calc planted -n 5",
 )
 
 
@@ -92,6 +93,8 @@ def test_every_shared_option_a_declaration_may_name_is_one_the_cli_adds():
          "shared options must be among"),
         (lambda: Calculator("x", "h", "d", (Option(("--max-ids",), "x"),), _planted_run,
                             shared=("max-ids",)), "land on one name twice"),
+        (lambda: Calculator("x", "h", "d", (), _planted_run, example="setlab calc y 1"),
+         "example must be a line starting 'setlab calc x '"),
     ],
 )  # fmt: skip
 def test_a_declaration_that_cannot_be_wired_is_refused_where_it_is_written(make, message):

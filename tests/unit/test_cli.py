@@ -95,6 +95,19 @@ def _calculators() -> list[str]:
     return [c.name for c in CALCULATORS]
 
 
+@pytest.mark.parametrize("name", _calculators())
+def test_every_calculators_example_runs_as_people_type_it(name, capsys):
+    """The calculators page shows each declaration's example: it must run, in the notation it
+    is written in (1e6, 1%, 2^17), and print what --json promises."""
+    from setlab.cli.main import main
+    from setlab.tools.calc import named
+
+    words = named(name).example.split()
+    assert words[:3] == ["setlab", "calc", name]
+    assert main([*words[1:], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)
+
+
 SUBCOMMANDS = [
     ["calc"], *(["calc", name] for name in _calculators()), ["advise"], ["backend"], ["doctor"],
     ["cleanup"], ["classroom"],

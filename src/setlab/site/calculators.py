@@ -5,8 +5,8 @@ its line for the terminal (:attr:`Widget.calculator`), declared in :mod:`setlab.
 
 Nothing is restated here: the calculators page (``book/calculators.md``, :func:`index_markdown`)
 shows each widget's own title, the question its calculator's declaration answers (the line
-``setlab calc --help`` lists) and the terminal line the widget shows at its defaults. The line
-under each chapter's title (``book/_ext/setlab_slides.py``) reads the page's own
+``setlab calc --help`` lists) and the line to try in a terminal (its declaration's example).
+The line under each chapter's title (``book/_ext/setlab_slides.py``) reads the page's own
 ``(calc-<widget>)=`` heading, which each chapter puts just before the widget's cell.
 """
 
@@ -42,8 +42,8 @@ class PageCalculator:
 
     @property
     def command(self) -> str:
-        """The widget's ``setlab calc`` line at its defaults, as the page first shows it."""
-        return self.widget.command_text(self.widget.terminal, self.widget.rows()[0])  # type: ignore[arg-type]
+        """A line to try in a terminal: the calculator's example (its declaration's)."""
+        return self.calculator.example
 
 
 def widget_module(chapter: str) -> ModuleType | None:

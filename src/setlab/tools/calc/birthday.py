@@ -54,4 +54,5 @@ CALCULATOR = Calculator(
                required=True),
     ),
     run=_run,
+    example="setlab calc birthday -n 1e5 --bits 32",
 )  # fmt: skip

@@ -228,4 +228,5 @@ CALCULATOR = Calculator(
     ),
     run=_run,
     key_bytes="bytes",
+    example="setlab calc bloom -n 1e6 -p 1% --redisbloom",
 )  # fmt: skip

@@ -98,6 +98,9 @@ class Calculator:
     #: the report's field holding one key's bytes: the calculator then takes --sets and
     #: --server-memory and prints the total (None: it sizes no single key)
     key_bytes: str | None = None
+    #: a line to try, as people type numbers (``1e6``, ``1%``, ``2^17``): the calculators page
+    #: shows it, and a test runs it
+    example: str = ""
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9-]*", self.name):
@@ -109,3 +112,6 @@ class Calculator:
         names = [o.name for o in self.options] + [s.replace("-", "_") for s in self.shared]
         if len(set(names)) != len(names):
             raise ValueError(f"calculator {self.name!r}: options land on one name twice: {names}")
+        if not self.example.startswith(f"setlab calc {self.name} "):
+            raise ValueError(f"calculator {self.name!r}: example must be a line starting "
+                             f"'setlab calc {self.name} '; got {self.example!r}")  # fmt: skip

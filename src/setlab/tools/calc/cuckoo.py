@@ -155,4 +155,5 @@ CALCULATOR = Calculator(
     ),
     run=_run,
     key_bytes="bytes",
+    example="setlab calc cuckoo -n 1.2e8 -p 0.03%",
 )  # fmt: skip

@@ -53,4 +53,5 @@ CALCULATOR = Calculator(
                read=count("slots"), default=2**14),
     ),
     run=_run,
+    example="setlab calc cuckoo-load -b 4 -f 12 --slots 2^14",
 )  # fmt: skip

@@ -129,4 +129,5 @@ CALCULATOR = Calculator(
     ),
     run=_run,
     key_bytes="pick_bytes",  # --sets: the total the pick takes for that many sets
+    example="setlab calc density -n 8e8 --range 2^32 -p 1%",
 )  # fmt: skip

@@ -80,4 +80,5 @@ CALCULATOR = Calculator(
                     required=True),),
     run=_run,
     key_bytes="allocated",
+    example="setlab calc hll -n 1e6",
 )  # fmt: skip

@@ -133,4 +133,5 @@ CALCULATOR = Calculator(
     run=_run,
     shared=("format", "max-ids", "redis", "progress"),
     key_bytes="allocated",
+    example="setlab calc set --members 1e5 --type int",
 )  # fmt: skip

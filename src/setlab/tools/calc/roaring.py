@@ -149,4 +149,5 @@ CALCULATOR = Calculator(
     run=_run,
     shared=("format", "max-ids", "progress"),
     key_bytes="serialized_bytes",
+    example="setlab calc roaring --count 1.2e8 --range 0:2^32",
 )  # fmt: skip

@@ -74,4 +74,5 @@ CALCULATOR = Calculator(
     options=(Option(("offset",), "bit offset (0 to 2^32 - 1)", read=count("offset", low=0)),),
     run=_run,
     key_bytes="memory_usage",
+    example="setlab calc setbit 1823456789",
 )  # fmt: skip

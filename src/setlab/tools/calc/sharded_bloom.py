@@ -60,4 +60,5 @@ CALCULATOR = Calculator(
                dest="p", read=rate("p"), default=0.01),
     ),
     run=_run,
+    example="setlab calc sharded-bloom -n 8e8 --shards 2^17 --capacity 6104",
 )  # fmt: skip
