@@ -77,6 +77,27 @@ def test_redis_rejects_offsets_past_the_limit_with_the_documented_error(live_lab
     assert bitmap.max_offset(limit) == bitmap.MAX_OFFSET
 
 
+def test_memory_after_writes_is_what_the_server_says_for_the_same_writes(live_lab):
+    steps = [0, 8_000, 800_000, 8_000_000]
+    key, twin = live_lab.key("steps"), live_lab.key("stepz")  # names of one length
+    measured = setbit.memory_after_writes(live_lab, key, steps)
+    for offset in steps:
+        live_lab.r.setbit(twin, offset, 1)
+    assert measured == live_lab.r.memory_usage(twin, samples=0)
+    assert live_lab.r.exists(key) == 0
+    live_lab.r.unlink(twin)
+
+
+def test_a_setbit_past_the_limit_builds_the_longer_string_and_puts_the_limit_back(live_lab):
+    limit = live_lab.r.config_get("proto-max-bulk-len")["proto-max-bulk-len"]
+    key = live_lab.key("past")
+    strlen, usage = setbit.setbit_past_the_limit(live_lab, key, 2**32, max_bulk_bytes=2**30)
+    assert strlen == 2**32 // 8 + 1  # the byte that holds bit 2^32, counted from 0
+    assert usage == bitmap.SdsString.new(strlen).allocation + bitmap.key_overhead_bytes(key)
+    assert live_lab.r.config_get("proto-max-bulk-len")["proto-max-bulk-len"] == limit
+    assert live_lab.r.exists(key) == 0
+
+
 def test_another_client_waits_as_long_as_a_big_first_setbit(live_lab):
     ref = setbit.SetbitReference.load()
     measured = live_or_reference(

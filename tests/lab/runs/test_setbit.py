@@ -173,3 +173,10 @@ def test_a_first_write_that_fails_midway_deletes_its_key_at_once(fake_lab, monke
         setbit.first_write(fake_lab, 80_000)
     assert calls == [80_000, 40_000]
     assert fake_lab.keys() == []  # not left for lab.cleanup() at the end of the page
+
+
+def test_on_fakeredis_the_exercises_measure_nothing_and_change_no_setting(fake_lab):
+    """No MEMORY USAGE and no server of setlab's own: None, so the page prints the model only."""
+    assert setbit.memory_after_writes(fake_lab, fake_lab.key("steps"), [0, 8_000]) is None
+    assert setbit.setbit_past_the_limit(fake_lab, fake_lab.key("past")) is None
+    assert fake_lab.r.exists(fake_lab.key("steps"), fake_lab.key("past")) == 0

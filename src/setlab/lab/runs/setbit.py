@@ -386,6 +386,26 @@ def stall_timeline(lab: Lab, offset: int = bitmap.MAX_OFFSET) -> StallTimeline:
     return StallTimeline.from_probe(probe_first_setbit(lab, offset))
 
 
+def memory_after_writes(lab: Lab, key: str, offsets: Sequence[int]) -> int | None:
+    """``MEMORY USAGE key SAMPLES 0`` (bytes) after ``SETBIT key o 1`` for each offset in order
+    on a fresh ``key`` (a name from ``lab.key``), which is then deleted: what the string costs
+    once it has grown write by write. None where the server has no ``MEMORY USAGE`` (the
+    embedded fakeredis). Needs no ``INFO``, so an ACL user without it runs it too; refuses
+    (``BigAllocationRefused``) what :func:`sequence_peak_bytes` says is too big here."""
+    offsets = [bitmap.check_offset(o) for o in offsets]
+    if not lab.has_memory_usage:
+        return None
+    lab.check_allocation(sequence_peak_bytes(offsets, len(key)), f"SETBIT at offsets {offsets}")
+    r = lab.r
+    r.unlink(key)
+    try:
+        for offset in offsets:
+            r.setbit(key, offset, 1)
+        return int(r.memory_usage(key, samples=0))
+    finally:
+        r.unlink(key)
+
+
 def setbit_past_the_limit(
     lab: Lab, key: str, offset: int = 2**32, max_bulk_bytes: int = 2**30
 ) -> tuple[int, int] | None:
