@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 from importlib import resources
-from types import ModuleType
 
 import matplotlib
 import numpy as np
@@ -14,42 +13,10 @@ import pytest
 
 from setlab.chapters import bloom_basics, sharded_bloom
 from setlab.chapters import nk_vs_m_saturation as nk
-from setlab.lab.backend import Lab
 from setlab.lab.runs.bloom import LookupRun, RedisBloomFilter
 from setlab.models.bloom_sim import BloomLayout, BloomSimulator
 
 matplotlib.use("Agg")
-
-
-# -- the pages' first cell ------------------------------------------------------------------------
-
-
-def opened(chapter: ModuleType, monkeypatch, capsys) -> tuple[Lab, list[str], list]:
-    """``chapter.start()`` on the embedded backend at scale 1, its plot style undone afterwards:
-    the lab, the lines it printed, and each call to glue the chapter's figures (the names asked
-    for, None for all; recorded, not displayed)."""
-    glued: list = []
-    monkeypatch.setenv("SETLAB_BACKEND", "fake")
-    monkeypatch.delenv("SETLAB_SCALE", raising=False)
-    monkeypatch.setattr(chapter.FIGURES, "glue", lambda names=None: glued.append(names))
-    capsys.readouterr()
-    with matplotlib.rc_context():
-        lab = chapter.start()
-    return lab, capsys.readouterr().out.splitlines(), glued
-
-
-@pytest.mark.parametrize(
-    "chapter", [bloom_basics, nk, sharded_bloom], ids=lambda m: m.FIGURES.chapter
-)
-def test_a_bloom_page_opens_with_the_banner_alone_and_every_figure_glued(
-    chapter, monkeypatch, capsys
-):
-    """The old first cells printed the banner and nothing else; the prose needs every figure."""
-    lab, lines, glued = opened(chapter, monkeypatch, capsys)
-    slug = chapter.FIGURES.chapter
-    assert lab.namespace == f"setlab:{slug}:"
-    assert len(lines) == 1 and lines[0].startswith("embedded fakeredis"), lines
-    assert glued == [None]  # every figure, once
 
 
 # -- bloom-basics ---------------------------------------------------------------------------------

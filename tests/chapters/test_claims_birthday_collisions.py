@@ -180,13 +180,3 @@ def test_the_tables_have_one_row_per_cell_case_or_step():
     story = [{"step": "A likes", "command": "SETBIT … 5 1", "reply": 0, "A reads": True,
               "B reads": True, "BITCOUNT": 1, "truth": "A"}]  # fmt: skip
     assert "**liked** (wrong)" in chapter.story_markdown(story)
-
-
-def test_the_page_opens_with_the_banner_alone_on_the_chapters_namespace(monkeypatch, capsys):
-    # the old first cell printed the banner and nothing else: start() must too
-    monkeypatch.setenv("SETLAB_BACKEND", "fake")
-    for name in ("SETLAB_SCALE", "SETLAB_USER", "REDIS_URL"):
-        monkeypatch.delenv(name, raising=False)
-    lab = chapter.start()
-    assert capsys.readouterr().out.splitlines() == [lab.banner]
-    assert lab.namespace == "setlab:birthday-collisions:"

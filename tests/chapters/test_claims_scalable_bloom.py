@@ -17,7 +17,6 @@ from setlab.lab.reference import Measurement
 from setlab.models import redisbloom
 from setlab.render.claims import Claim, Verdict
 from setlab.site import registry
-from tests.chapters.test_bloom_chapters import opened
 
 CLAIMS = {c.id: c for c in registry.claims()}
 
@@ -150,12 +149,6 @@ def test_measuring_on_the_embedded_backend_runs_the_same_experiments(fake_lab):
     window, roaring = chapter.measure_window(fake_lab, 0.02)
     assert window.days == roaring.days == 7
     assert fake_lab.keys() == []
-
-
-def test_the_page_opens_with_the_banner_alone(monkeypatch, capsys):
-    lab, lines, glued = opened(chapter, monkeypatch, capsys)
-    assert lab.namespace == "setlab:scalable-bloom:" and glued == [None]
-    assert len(lines) == 1 and lines[0].startswith("embedded fakeredis"), lines
 
 
 def test_without_redisbloom_the_demo_shows_fakeredis_beside_the_model(fake_lab):
