@@ -2,8 +2,7 @@
 
 Fills ``CF.RESERVE key 2^k BUCKETSIZE b MAXITERATIONS n EXPANSION 0`` on a private
 redis-server with redisbloom.so (:func:`setlab.lab.full_scale.cuckoo_walls.wall_fill`) for every
-size,
-bucket size, ``MAXITERATIONS`` and stream of the grid, until the refused inserts make up seed
+size, bucket size, ``MAXITERATIONS`` and stream of the grid, until the refused inserts make up seed
 003's 0.03% of the attempts; then filters at seed 003's size (``CF.RESERVE key 1.2e8
 BUCKETSIZE b`` is 2^27 slots for b = 2 and 4), their refusals kept per 62,500 attempts: b = 4 with
 the seed's 500 kicks through the seed's 1.2 × 10^8 inserts (so its failures among them can be

@@ -1,14 +1,13 @@
 """The mass-insertion ceiling: ``redis-cli --pipe`` vs setlab's streamed loader, one run.
 
 Starts a private redis-server with RedisBloom and runs
-:func:`setlab.lab.full_scale.mass_insertion.measure`:
-for SETBIT (seed 002's 2^17-bit shards, k = 10) and BF.MADD (1,000 items per command, 1 %), the
-protocol file is generated, piped through ``redis-cli --pipe``, and the same commands are loaded
-with :mod:`setlab.lab.wire.pipe`; all must leave the same data. Prints each repeat and three
-ratios of speed, setlab / redis-cli (> 1 means setlab is faster): ``ratio``, both sending the
-generated protocol (setlab's pump reads the file into memory first); ``end2end``, both from the
-items (setlab's loader vs generating the file + redis-cli); ``strict``, setlab's loader with its
-encoding vs redis-cli without the generation.
+:func:`setlab.lab.full_scale.mass_insertion.measure`: for SETBIT (seed 002's 2^17-bit shards, k =
+10) and BF.MADD (1,000 items per command, 1 %), the protocol file is generated, piped through
+``redis-cli --pipe``, and the same commands are loaded with :mod:`setlab.lab.wire.pipe`; all must
+leave the same data. Prints each repeat and three ratios of speed, setlab / redis-cli (> 1 means
+setlab is faster): ``ratio``, both sending the generated protocol (setlab's pump reads the file into
+memory first); ``end2end``, both from the items (setlab's loader vs generating the file +
+redis-cli); ``strict``, setlab's loader with its encoding vs redis-cli without the generation.
 
     flock /tmp/setlab-heavy.lock .venv/bin/python reference/measure_mass_insertion.py [--dry-run]
 

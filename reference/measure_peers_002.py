@@ -4,12 +4,11 @@
     .venv/bin/python reference/measure_peers_002.py --ids 1e6 --slice 1e5   # a try-out
 
 Starts a private redis-server with RedisBloom and runs :func:`setlab.lab.full_scale.peers.measure`:
-setlab's
-packed build and SET load, RedisBloom's BF.MADD at the same false-positive rate, rbloom in this
-process, and, on a slice of the IDs, the seed's per-bit SETBIT through redis-py pipelines and
-through ``redis-cli --pipe`` (scaled linearly to all the IDs, and labelled so). Each peer runs in
-a child process of its own, so each client peak RSS is its own. About 25 minutes at full size on
-2 cores, most of it RedisBloom's and rbloom's; a full-size run is stored unless ``--dry-run``.
+setlab's packed build and SET load, RedisBloom's BF.MADD at the same false-positive rate, rbloom in
+this process, and, on a slice of the IDs, the seed's per-bit SETBIT through redis-py pipelines and
+through ``redis-cli --pipe`` (scaled linearly to all the IDs, and labelled so). Each peer runs in a
+child process of its own, so each client peak RSS is its own. About 25 minutes at full size on 2
+cores, most of it RedisBloom's and rbloom's; a full-size run is stored unless ``--dry-run``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Claims of the chapter setbit-offset: every verdict re-derived from an independent criterion.
 
-References: the stored reference run read here as raw JSON (not through setlab's typed records),
-the arithmetic of Redis's string layout, and the bitmap model (itself checked against a real
-server's MEMORY USAGE in tests/lab/runs/test_live_setbit.py). The chapter's prose and its verdict
-table
-read one figure each; two tests here pin the figures the old page showed twice.
+References: the stored reference run read here as raw JSON (not through setlab's typed records), the
+arithmetic of Redis's string layout, and the bitmap model (itself checked against a real server's
+MEMORY USAGE in tests/lab/runs/test_live_setbit.py). The chapter's prose and its verdict table read
+one figure each; two tests here pin the figures the old page showed twice.
 """
 
 from __future__ import annotations

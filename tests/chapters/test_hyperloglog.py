@@ -1,6 +1,5 @@
 """setlab.models.hyperloglog (Redis 7.0's HyperLogLog, bit for bit) and setlab.lab.runs.hyperloglog
-(its
-experiments and stored reference run), offline.
+(its experiments and stored reference run), offline.
 
 Reference values come from measurements of a real redis-server stored in src/setlab/data
 (registers, sparse payloads, MEMORY USAGE and PFCOUNT replies, written by

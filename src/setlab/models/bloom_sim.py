@@ -126,8 +126,7 @@ class BloomLayout:
     ``k`` hashes per item; ``shard_bits = 0`` is one key. The layout is pure: it maps items to
     ``(shard, bit offsets)``; :class:`BloomSimulator`,
     :class:`setlab.lab.runs.bloom.RedisBloomFilter` and :mod:`setlab.lab.wire.loading` all use it,
-    so
-    they set exactly the same bits for the same items.
+    so they set exactly the same bits for the same items.
     """
 
     bits_per_shard: int

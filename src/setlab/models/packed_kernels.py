@@ -12,9 +12,8 @@ call inside would stop numba caching the machine code).
 
 Their threads come from a fork-safe threading layer unless the user chose one
 (``NUMBA_THREADING_LAYER``): :mod:`setlab.lab.full_scale.peers` runs each tool in a forked child,
-and GNU
-OpenMP, numba's first choice where it is installed, kills a forked child that runs parallel code
-once the parent has (numba's "workqueue" layer does not; "forksafe" picks it or a safe OpenMP).
+and GNU OpenMP, numba's first choice where it is installed, kills a forked child that runs parallel
+code once the parent has (numba's "workqueue" layer does not; "forksafe" picks it or a safe OpenMP).
 """
 
 from __future__ import annotations

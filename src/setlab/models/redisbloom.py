@@ -4,8 +4,7 @@
 (``SBChain`` in RedisBloom's ``src/sb.c``). Items go into the newest sub-filter ("link"); when it
 holds ``capacity`` items, the next add creates another. :class:`ChainLayout` computes every
 sub-filter exactly as the module does, and ``tests/lab/runs/test_live_redisbloom.py`` checks it
-against
-``BF.INFO`` and ``BF.DEBUG`` of redisbloom.so 2.8.2 for a grid of parameters:
+against ``BF.INFO`` and ``BF.DEBUG`` of redisbloom.so 2.8.2 for a grid of parameters:
 
 * sub-filter 0 holds ``capacity`` items at rate ``error × 0.5`` (``ERROR_TIGHTENING_RATIO``;
   ``error`` itself with ``NONSCALING``, which never adds a sub-filter);

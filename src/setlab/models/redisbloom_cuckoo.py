@@ -11,10 +11,8 @@ after its rollback, a new sub-filter with ``expansion^i`` times as many buckets 
 of any sub-filter, newest first; kicks happen only in the newest; ``CF.INFO`` "Size" is
 ``40 + 16 · filters + slots`` bytes (:func:`info_size`).
 
-These two functions are the one source of RedisBloom's cuckoo sizing (the calculator uses them
-too). ``tests/lab/runs/test_live_redisbloom.py`` checks the model against ``CF.INFO``,
-``CF.SCANDUMP``
-and
+These two functions are the one source of RedisBloom's cuckoo sizing (the calculator uses them too).
+``tests/lab/runs/test_live_redisbloom.py`` checks the model against ``CF.INFO``, ``CF.SCANDUMP`` and
 the module's replies; the commands themselves are in :mod:`setlab.lab.runs.cuckoo`.
 """
 

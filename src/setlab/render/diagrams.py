@@ -87,8 +87,7 @@ def race_timeline(seed_steps: list, fixed_steps: list) -> Figure:
     """Two clients' likes of one post, step by step: the seed's check-then-act beside the gate.
 
     ``seed_steps`` and ``fixed_steps`` are :class:`setlab.lab.runs.like_service.RaceStep` lists.
-    Each
-    command is a box in its client's lane, labelled with its reply; under the lanes, what Redis
+    Each command is a box in its client's lane, labelled with its reply; under the lanes, what Redis
     holds after it (set members, counter), red where the counter counts more than the set holds.
     """
     from setlab.render.plots import describe

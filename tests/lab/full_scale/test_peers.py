@@ -1,6 +1,5 @@
 """setlab.lab.full_scale.peers: every peer of seed 002's load, run small on private live servers,
-and the
-stored full-size run (reference/measure_peers_002.py) held to its own arithmetic."""
+and the stored full-size run (reference/measure_peers_002.py) held to its own arithmetic."""
 
 from __future__ import annotations
 

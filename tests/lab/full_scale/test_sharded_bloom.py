@@ -1,6 +1,5 @@
-"""setlab.lab.full_scale.sharded_bloom: seed 002's full-scale run, checked small on a live Redis
-and in its
-stored reference run (reference/measure_full_scale_002.py)."""
+"""setlab.lab.full_scale.sharded_bloom: seed 002's full-scale run, checked small on a live Redis and
+in its stored reference run (reference/measure_full_scale_002.py)."""
 
 from __future__ import annotations
 

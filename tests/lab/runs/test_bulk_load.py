@@ -1,6 +1,5 @@
 """setlab.lab.runs.bulk_load: the stored bulk-load run read as typed rows, and the chapter's small
-run
-live or from the reference (the same rows, labelled)."""
+run live or from the reference (the same rows, labelled)."""
 
 from __future__ import annotations
 

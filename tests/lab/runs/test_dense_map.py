@@ -1,6 +1,5 @@
 """Tests for setlab.lab.runs.dense_map: the Lua dense map on Redis, its client-side twin, round
-trips
-and memory.
+trips and memory.
 
 References: the pure model (setlab.models.snowflake.first_seen_ranks, itself checked against a
 dict), concurrent threads on live Redis and fakeredis, Redis's own MEMORY USAGE, and the error

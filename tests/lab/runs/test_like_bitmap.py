@@ -1,6 +1,5 @@
 """Tests for setlab.lab.runs.like_bitmap: the seed's hashed like bitmap on Redis, and what a
-collision
-does to it.
+collision does to it.
 
 References: the offsets come from the mmh3 package directly (|hash64(id)| mod M), the expected
 replies from Redis's SETBIT/GETBIT/BITCOUNT semantics, checked on fakeredis and a real server.

@@ -1,9 +1,8 @@
 """The SET / string / HyperLogLog models against a real redis-server (exact equality).
 
 Each test builds keys on the private server, asks Redis (MEMORY USAGE key SAMPLES 0, OBJECT
-ENCODING, GET, PFADD/PFCOUNT replies, INFO memory) and compares with setlab.models.redis_memory
-and setlab.models.hyperloglog; the experiments of setlab.lab.runs.memory and
-setlab.lab.runs.hyperloglog
+ENCODING, GET, PFADD/PFCOUNT replies, INFO memory) and compares with setlab.models.redis_memory and
+setlab.models.hyperloglog; the experiments of setlab.lab.runs.memory and setlab.lab.runs.hyperloglog
 are run here the way the chapters and reference/measure_redis_memory.py run them.
 """
 

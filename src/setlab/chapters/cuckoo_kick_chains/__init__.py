@@ -2,12 +2,11 @@
 plots.
 
 Every number the page shows is a figure here, computed once: the paper's formulas and seeded fills
-of the simulator (:mod:`setlab.models.cuckoo`, 2^15 slots), RedisBloom's ``CF.*`` from its
-bit-exact model (:mod:`setlab.models.redisbloom_cuckoo`) and from the stored reference runs of the
-module (:class:`setlab.lab.runs.redisbloom_reference.RedisBloomReference`,
+of the simulator (:mod:`setlab.models.cuckoo`, 2^15 slots), RedisBloom's ``CF.*`` from its bit-exact
+model (:mod:`setlab.models.redisbloom_cuckoo`) and from the stored reference runs of the module
+(:class:`setlab.lab.runs.redisbloom_reference.RedisBloomReference`,
 :class:`setlab.lab.full_scale.cuckoo_walls.CuckooWallsReference`). The page may draw its plots at
-another
-``SETLAB_SCALE`` (``log_slots`` arguments); the figures stay those of the stored sizes.
+another ``SETLAB_SCALE`` (``log_slots`` arguments); the figures stay those of the stored sizes.
 
 One figure, one statement: the load at a first failure is a random event, so every figure that
 quotes one is a median and range over streams at a stated size (:mod:`.walls`: ``ck-rb-b2-20``

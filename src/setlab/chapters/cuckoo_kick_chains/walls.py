@@ -5,9 +5,9 @@ The load at a cuckoo filter's first failed insert depends on the table's size an
 stream, so the chapter quotes it as a median and a range over streams at a stated size
 (:data:`AT_LOG_SLOTS`), read from the stored run of RedisBloom's module
 (:class:`setlab.lab.full_scale.cuckoo_walls.CuckooWallsReference`,
-``reference/measure_cuckoo_walls.py``), with
-the paper's rules (random victims, 16-bit fingerprints) simulated beside it at small sizes. The
-chapter module (:mod:`setlab.chapters.cuckoo_kick_chains`) registers the figures.
+``reference/measure_cuckoo_walls.py``), with the paper's rules (random victims, 16-bit fingerprints)
+simulated beside it at small sizes. The chapter module (:mod:`setlab.chapters.cuckoo_kick_chains`)
+registers the figures.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Chapter "One slow command stalls everyone": its seed figures, claims and plots.
 
 Timings come from the stored reference run (:class:`setlab.lab.runs.stalls.StallsReference`),
-cluster
-shares from the routing simulation (:mod:`setlab.models.like_workload`), so the page reads the
-same on every backend; what a live server measures on this run is glued beside them by the page
+cluster shares from the routing simulation (:mod:`setlab.models.like_workload`), so the page reads
+the same on every backend; what a live server measures on this run is glued beside them by the page
 under ``live-`` names.
 """
 

@@ -7,9 +7,8 @@ the same IDs (:func:`setlab.models.packed_bloom.ids`: ``splitmix64(i)``, 64-bit 
 hashed openids) and asks each one about the same never-inserted IDs:
 
 - ``setlab``: the packed build and pipelined ``SET`` of every shard
-(:func:`setlab.lab.full_scale.sharded_bloom.
-  run`: its build and load phases; its separate hashing pass and its verification are not
-  counted), all 8 × 10^8 IDs;
+  (:func:`setlab.lab.full_scale.sharded_bloom.run`: its build and load phases; its separate
+  hashing pass and its verification are not counted), all 8 × 10^8 IDs;
 - ``redisbloom``: ``BF.RESERVE key p n NONSCALING`` at the false-positive rate setlab's layout
   reaches (the module sizes its own array and hashes server-side), then ``BF.MADD`` streamed;
 - ``rbloom``: the Rust library in this process (``rbloom.Bloom(n, p)``, ``update`` in blocks):

@@ -1,16 +1,15 @@
 """Seed 002's load at full scale, really run: 8 × 10^8 IDs into 2^17 Redis keys of 2^17 bits.
 
-Seed 002 (§8) set 8 × 10^8 openids × 10 hashes into 2^17 strings of 2^17 bits and took about
-20 hours. :func:`run` does the same work on one real Redis: it hashes the IDs with the book's
-layout (:class:`setlab.models.bloom_sim.BloomLayout`), builds every shard in one packed bit array
-(:mod:`setlab.models.packed_bloom`, 2 GiB at full scale), writes each shard whole with a
-pipelined ``SET`` (:class:`setlab.lab.wire.loading.Wire`), and then asks Redis: inserted IDs must
-all
-answer yes (``BITFIELD_RO key GET u1 o1 … GET u1 ok``, pipelined), and IDs never inserted give
-the measured false-positive rate, compared with the model's (:func:`setlab.models.bloom.
-sharded_fpr`, which averages over the binomial spread of per-key loads). It also reports the
-loader's peak RSS and what Redis's ``used_memory`` and ``MEMORY USAGE`` say against the memory
-model (:func:`setlab.models.redis_memory.string_cost`, for both jemalloc builds).
+Seed 002 (§8) set 8 × 10^8 openids × 10 hashes into 2^17 strings of 2^17 bits and took about 20
+hours. :func:`run` does the same work on one real Redis: it hashes the IDs with the book's layout
+(:class:`setlab.models.bloom_sim.BloomLayout`), builds every shard in one packed bit array
+(:mod:`setlab.models.packed_bloom`, 2 GiB at full scale), writes each shard whole with a pipelined
+``SET`` (:class:`setlab.lab.wire.loading.Wire`), and then asks Redis: inserted IDs must all answer
+yes (``BITFIELD_RO key GET u1 o1 … GET u1 ok``, pipelined), and IDs never inserted give the measured
+false-positive rate, compared with the model's (:func:`setlab.models.bloom.sharded_fpr`, which
+averages over the binomial spread of per-key loads). It also reports the loader's peak RSS and what
+Redis's ``used_memory`` and ``MEMORY USAGE`` say against the memory model
+(:func:`setlab.models.redis_memory.string_cost`, for both jemalloc builds).
 
 ``reference/measure_full_scale_002.py`` runs it and stores the result as the reference file
 ``full-scale-002``; :class:`FullScaleReference` reads it back for the chapter sharded-bloom.
@@ -322,8 +321,8 @@ class FullScaleReference:
     server_build: str
     seed_002_seconds: float
     #: the least a build could take on the measuring machine
-    #: (:func:`setlab.lab.full_scale.machine_limits.
-    #: build_floor`), and the limits it was computed from
+    #: (:func:`setlab.lab.full_scale.machine_limits.build_floor`), and the limits it was computed
+    #: from
     build_floor_seconds: float
     machine_limits: dict[str, float]
 

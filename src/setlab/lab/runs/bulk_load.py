@@ -1,11 +1,10 @@
 """Seed 002's bulk load (§8), measured: every loading strategy on one server, and its stored run.
 
-Seed 002 set 8 × 10^8 openids × 10 hashes = 8 × 10^9 bits, found a pipeline "50× faster than
-MULTI", and took about 20 hours. :func:`measure` runs each strategy of
-:mod:`setlab.lab.wire.loading`
-on a real Redis (a scaled-down copy of seed 002's layout: 2^17-bit containers, k = 10, seed 002's
-6,104 items per container), measures the round trip and ``redis-benchmark`` on the same server
-(the server's own ceiling), and extrapolates every strategy to seed 002's 8 × 10^9 bit writes.
+Seed 002 set 8 × 10^8 openids × 10 hashes = 8 × 10^9 bits, found a pipeline "50× faster than MULTI",
+and took about 20 hours. :func:`measure` runs each strategy of :mod:`setlab.lab.wire.loading` on a
+real Redis (a scaled-down copy of seed 002's layout: 2^17-bit containers, k = 10, seed 002's 6,104
+items per container), measures the round trip and ``redis-benchmark`` on the same server (the
+server's own ceiling), and extrapolates every strategy to seed 002's 8 × 10^9 bit writes.
 ``reference/measure_bulk_load.py`` stores the result as the reference file ``bulk-load``;
 :class:`BulkLoadReference` reads it back as typed rows.
 

@@ -1,11 +1,10 @@
 """RESP for many commands at once: one encoder, a compiled fast path and two numpy paths.
 
-Every bulk loader of the book (``redis-cli --pipe``'s loop in :mod:`setlab.lab.wire.pipe`, the
-raw strategies of :mod:`setlab.lab.wire.loading`, the full-scale build of
-:mod:`setlab.lab.full_scale.sharded_bloom`)
-sends records of one shape, ``prefix [key] $len\\r\\n<value>\\r\\n suffix`` per integer value
-(``SETBIT key offset 1``, ``BF.MADD key item …``, ``GET u1 offset``), and :func:`encode` makes
-them all, without a Python object per command:
+Every bulk loader of the book (``redis-cli --pipe``'s loop in :mod:`setlab.lab.wire.pipe`, the raw
+strategies of :mod:`setlab.lab.wire.loading`, the full-scale build of
+:mod:`setlab.lab.full_scale.sharded_bloom`) sends records of one shape, ``prefix [key]
+$len\\r\\n<value>\\r\\n suffix`` per integer value (``SETBIT key offset 1``, ``BF.MADD key item …``,
+``GET u1 offset``), and :func:`encode` makes them all, without a Python object per command:
 
 - **compiled** (numba, the ``dev`` extra): one pass per value, in the values' order, two to three
   times faster than the numpy paths;
