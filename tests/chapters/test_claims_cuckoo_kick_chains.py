@@ -9,12 +9,14 @@ import json
 import math
 import statistics
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from setlab.chapters import cuckoo_kick_chains as chapter
 from setlab.chapters.cuckoo_kick_chains import walls as walls_chapter
+from setlab.lab.reference import Measurement
 from setlab.models import cuckoo
 from setlab.models.redisbloom_cuckoo import RedisBloomCuckoo
 from setlab.render.claims import Claim, Verdict
@@ -122,6 +124,100 @@ def test_cuckoo_deletes_what_it_was_given():
 
 
 # -- one figure per statement -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("b", [1, 2, 4])
+@pytest.mark.parametrize("it", [20, 500])
+def test_every_quoted_first_failure_is_a_median_and_range_at_2_20(b, it):
+    assert chapter.FIGURES[f"ck-rb-b{b}-{it}"] == _spread_text(20, b, it)
+    assert chapter.FIGURES["ck-wall-size"].startswith("2^20 slots")
+
+
+def test_redisbloom_defaults_wall_is_the_distributions_figure_everywhere():
+    wall = chapter.FIGURES["ck-rb-b2-20"]
+    assert f"default b = 2, 20 iterations {wall}" in CLAIMS["003-cuckoo-insert-fails"].our_figure()
+    assert wall in chapter.wall_table()
+    median = statistics.median(_loads(20, 2, 20))
+    assert chapter.FIGURES["ck-rb2-bits"] == f"{8 / median:.1f}"  # 8-bit fingerprints / load
+
+
+def test_b4_holds_its_wall_at_every_size_while_the_default_sinks_as_the_table_grows():
+    def width(loads: list[float]) -> float:
+        return max(loads) - min(loads)
+
+    # four slots, 500 kicks: within 94-98% everywhere, the streams closer in a big table
+    for size in range(12, 21):
+        assert all(0.94 <= x <= 0.98 for x in _loads(size, 4, 500))
+    assert width(_loads(12, 4, 500)) > 2 * width(_loads(20, 4, 500))
+    # RedisBloom's default: the median falls by more than ten points from 2^12 to 2^20
+    assert statistics.median(_loads(12, 2, 20)) > statistics.median(_loads(20, 2, 20)) + 0.10
+    assert chapter.FIGURES["ck-rb-b2-20-small"] == _spread_text(12, 2, 20)
+    (seed_b2,) = [r for r in _raw_walls()["seed_scale"] if r["bucket_size"] == 2]
+    seed_load = seed_b2["marks"]["first_fail_at"] / 2**27
+    assert seed_load < statistics.median(_loads(20, 2, 20))
+    assert chapter.FIGURES["ck-seed-wall-b2"] == f"{seed_load:.1%}"
+
+
+def test_no_single_run_load_is_left_on_the_page():
+    text = (Path(__file__).resolve().parents[2] / "book" / "cuckoo-kick-chains.md").read_text()
+    for gone in ("ck-first-500", "ck-first-20", "ck-first-rb", "ck-rr-b2", "ck-reach-500"):
+        assert gone not in text and gone not in chapter.FIGURES
+
+
+def test_the_seed_arithmetic_and_formulas_render_as_the_table_shows_them():
+    assert chapter.FIGURES["ck-seed-failures"] == "36,000"
+    assert chapter.FIGURES["ck-cuckoo-1pc"] == f"{10 / 0.95:.1f}"  # ceil(log2(800)) = 10 bits
+    assert chapter.FIGURES["ck-fpr-f8-bound"] == "3.12%"  # 2b / 2^f = 8 / 256, three digits
+
+
+def test_the_paper_rules_first_failure_figures_are_near_the_papers():
+    for b in (1, 2, 4):
+        median = float(chapter.FIGURES[f"ck-load-b{b}"].split("%")[0]) / 100
+        assert median == pytest.approx(cuckoo.PAPER_LOAD_FACTORS[b], abs=0.05)
+
+
+# -- the page's helpers -------------------------------------------------------------------------
+
+
+def _module(live: bool) -> Measurement:
+    label = "this run: Redis 7.0.15 (x) on here" if live else chapter.reference().run.label
+    return Measurement(chapter.reference_module(), live, label, "" if live else "embedded")
+
+
+def test_module_table_puts_the_module_beside_the_bit_exact_model():
+    table = chapter.module_table(_module(False)).splitlines()
+    assert "reference run" in table[0] and "2^15 slots" in table[0]
+    assert len(table) == 2 + len(_raw_fills())
+    for line in table[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[2] == cells[3]  # the model predicts the module's first "full" exactly
+
+
+def test_live_module_text_names_this_run_or_says_it_measured_nothing():
+    row = _raw_fills()[2, 20]  # the one stream the page runs live, as stored
+    first = row["first_full_at"] / (row["info"]["Number of buckets"] * row["bucket_size"])
+    assert f"{first:.1%} load with BUCKETSIZE 2" in chapter.live_module_text(_module(True))
+    assert "one stream into 32,768 slots" in chapter.live_module_text(_module(True))
+    assert "this run (" in chapter.live_module_text(_module(True)).lower()
+    assert "none" in chapter.live_module_text(_module(False)).lower()
+
+
+def test_module_sizes_and_grid_come_from_the_reference_run():
+    assert chapter.fill_grid() == list(_raw_fills())
+    assert chapter.module_bytes() == 40 + 16 + 2**15  # one 2^15-slot table of 1-byte slots
+
+
+def test_measuring_the_module_needs_redisbloom(live_lab):
+    if not live_lab.has_redisbloom:
+        pytest.skip("the private server runs without redisbloom.so")
+    fills = chapter.measure_module(live_lab)
+    assert fills == chapter.reference_module()  # deterministic: the same replies as stored
+
+
+def test_the_false_delete_demonstration_loses_one_member():
+    deleted = chapter.false_delete()
+    assert deleted.impostor.size == 1 and deleted.impostor[0] not in set(deleted.members.tolist())
+    assert chapter.FIGURES["ck-lost"] == str(deleted.lost.size) == "1"
 
 
 def test_without_redisbloom_the_false_delete_is_left_to_the_simulator(fake_lab):

@@ -166,6 +166,28 @@ def test_map_memory_on_the_embedded_backend_is_the_labelled_reference_run(fake_l
     assert chapter.FIGURES["sf-map-memory"].endswith(f"({stored.run.label})")
 
 
+@pytest.mark.live
+def test_map_memory_on_a_real_redis_is_measured_this_run(live_lab):
+    measured = chapter.map_memory(live_lab)
+    assert measured.live and measured.label.startswith("this run: Redis")
+    assert measured.value.users == chapter.LIKERS and measured.value.encoding == "hashtable"
+
+
+def test_the_tables_have_one_row_per_case():
+    assert chapter.example_rows_markdown().count("\n") == 2 + len(chapter.SEED_ROWS) - 1
+    assert chapter.bias_markdown().count("\n") == 2 + 3 - 1
+    runs = chapter.leaf_runs()
+    assert chapter.leaf_markdown(runs, chapter.LEAF["requests"]).count("\n") == 2 + 5 - 1
+    side = chapter.side_by_side_markdown()
+    assert side.count("\n") == 2 + 4 - 1 and chapter.FIGURES["sf-low32-share"] in side
+
+
+def test_max_safe_integer_has_16_digits_and_the_seeds_id_19():
+    assert _verdict("000-js-16-digits") is Verdict.CORRECT
+    assert len(str(2**53 - 1)) == 16 and len("2051776854918803458") == 19
+    assert float(2**53 + 1) == float(2**53)  # the first integer a double cannot hold
+
+
 def test_the_round_trip_table_has_a_row_per_lookup_and_its_two_calls():
     from collections import Counter
 
