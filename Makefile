@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml constraints.txt Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "setlab needs Python >= 3.11 (try: make PYTHON=python3.11 ...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,live,binder,dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,live,binder,dev,servers]'
 	@touch $@
 
 # With REDIS_URL set, `setlab backend --check` connects first: a malformed or unreachable URL
@@ -83,7 +83,7 @@ clean:
 	rm -rf _build .pytest_cache .hypothesis
 
 lock: $(STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,live,dev,binder]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,live,dev,binder,servers]'
 	@{ echo "# The lock: exact versions of the whole toolchain (Python 3.11, Linux x86-64), used as pip"; \
 	   echo "# constraints by the Makefile so a rebuild next year gives the same book. Regenerate: make lock"; \
 	   $(BIN)/python -m pip freeze --all --exclude-editable | grep -v -e '^setlab' -e '^pip=='; } > constraints.txt.new
