@@ -45,7 +45,7 @@ from setlab.lab.errors import (
     translate,
 )
 from setlab.lab.guard import ALLOW_BIG_ENV, MemoryGuard, MemoryState, string_lengths
-from setlab.lab.server import RedisServer, ServerError, find_redis_server
+from setlab.lab.server import RedisServer, ServerError, chosen_server, find_redis_server
 
 BACKEND_ENV = "SETLAB_BACKEND"
 USER_ENV = "SETLAB_USER"
@@ -227,7 +227,10 @@ class Lab:
 
     @property
     def version_warning(self) -> str | None:
-        """On your own server older than Redis 7.0: what will differ from the book's models."""
+        """What will differ from the book's models: on your own server older than Redis 7.0, or
+        on a live release the models do not know (one line, or ``None``)."""
+        if self.kind == "live" and self.facts.get("warning") is None:
+            return self.profile.warning
         return self.facts.get("warning")
 
     @property
@@ -241,13 +244,22 @@ class Lab:
             )
         if not self.version:
             return f"live Redis (version hidden by the ACL) on {self.address}, your server"
-        extras = [self.allocator or "allocator unknown"]
+        profile = self.profile
+        extras = [profile.allocator_text]
         extras += [f"{_MODULE_NAMES.get(n, n)} {v}" for n, v in sorted(self.modules.items())]
+        extras.append(f"the book's models: {profile.models}")
+        said = f"live {profile.name} ({'; '.join(extras)}) on {self.where}"
         if self.server:  # its port is a free one, gone with the kernel: a page would keep it
-            return f"live Redis {self.version_text} ({', '.join(extras)}) on {self.where}"
+            return said
         big = self.big_bytes // 2**20
-        whose = f"your server: allocations over {big} MiB need {ALLOW_BIG_ENV}=1"
-        return f"live Redis {self.version_text} ({', '.join(extras)}) on {self.where}, {whose}"
+        if self.allow_big:
+            return f"{said}, your server: allocations over {big} MiB allowed ({ALLOW_BIG_ENV}=1)"
+        return f"{said}, your server: allocations over {big} MiB need {ALLOW_BIG_ENV}=1"
+
+    @property
+    def profile(self) -> versions.ServerProfile:
+        """What the server is (Redis or Valkey, version, allocator) and how the models fit it."""
+        return versions.profile(self.facts)
 
     @property
     def where(self) -> str:
@@ -337,27 +349,34 @@ _fake_server: fakeredis.FakeServer | None = None
 _lock = threading.Lock()
 
 
-def private_server() -> RedisServer:
-    """The process's private redis-server, started on first use and shared afterwards."""
+def private_server(server: str | None = None) -> RedisServer:
+    """The process's private server, started on first use and shared afterwards: the release or
+    path ``server`` names (or ``$SETLAB_REDIS_SERVER``, else ``redis-server`` on ``PATH``). Asked
+    for another binary, it starts that one and shares it from then on."""
     global _private_server
+    binary = find_redis_server(server)
     with _lock:
-        if _private_server is None or not _private_server.alive:
-            _private_server = RedisServer.start()
+        current = _private_server
+        if current is None or not current.alive or (binary and current.binary != binary):
+            _private_server = RedisServer.start(binary=binary)
         return _private_server
 
 
-def resolve_backend(choice: str | None = None) -> str:
+def resolve_backend(choice: str | None = None, server: str | None = None) -> str:
     """What ``connect()`` would use: ``"url"``, ``"live"`` or ``"fake"``.
 
-    ``choice`` (or ``$SETLAB_BACKEND``) is ``auto``, ``live`` or ``fake``.
+    ``choice`` (or ``$SETLAB_BACKEND``) is ``auto``, ``live`` or ``fake``; ``server`` (or
+    ``$SETLAB_REDIS_SERVER``) names the release or binary of the private server. A server
+    older than the models found on ``PATH`` is not used; one the reader named is.
     """
     choice = _choice(choice)
     if choice == "fake":
         return "fake"
     if os.environ.get(URL_ENV):
         return "url"
-    binary = find_redis_server()
-    refusal = versions.private_refusal(binary) if binary else None  # older than 7.0?
+    binary = find_redis_server(server)
+    named = chosen_server(server) is not None
+    refusal = versions.private_refusal(binary) if binary and not named else None
     if binary and refusal is None:
         return "live"
     if choice == "live":
@@ -385,12 +404,16 @@ def connect(
     allow_big: bool | None = None,
     big_bytes: int = DEFAULT_BIG_BYTES,
     quiet: bool = False,
+    server: str | None = None,
 ) -> Lab:
     """Connect to the book's Redis and print one line saying which.
 
     Args:
         chapter: the chapter slug; keys go under ``setlab:<chapter>:``.
         backend: ``auto`` (default, or ``$SETLAB_BACKEND``), ``live`` or ``fake``.
+        server: the private server's release (``"8.2"``, ``"valkey-8.1"``, ``"6.2"``; see
+            ``setlab doctor``) or binary path (default: ``$SETLAB_REDIS_SERVER``, else
+            ``redis-server`` on ``PATH``). Ignored with ``REDIS_URL``.
         user: classroom namespace. Defaults to ``$SETLAB_USER``; on a server setlab did not
             start (``REDIS_URL``) it falls back to the ACL user name in the URL, then to the
             login name, so students sharing one server never see each other's keys.
@@ -403,7 +426,7 @@ def connect(
     try:
         scale()  # SETLAB_SCALE is read by the chapter's cells: refuse a bad one here, once
         expiry.key_ttl_s()  # and SETLAB_KEY_TTL_S
-        where = resolve_backend(backend)
+        where = resolve_backend(backend, server)
     except ValueError as exc:
         raise ConfigurationError(str(exc)) from None
     if user is None:
@@ -417,7 +440,7 @@ def connect(
         binary = find_redis_server() if _choice(backend) == "auto" else None
         lab.facts["refused"] = versions.private_refusal(binary) if binary else None
     else:
-        lab = _live_lab(namespace, os.environ[URL_ENV] if shared else None)
+        lab = _live_lab(namespace, os.environ[URL_ENV] if shared else None, server)
     lab.user = user
     if shared:  # a run killed midway leaves keys that expire; connect() removes them at once
         run = f"{user_prefix(user)}{RUN_ID}:"
@@ -503,8 +526,8 @@ def _fake_lab(namespace: str) -> Lab:
     return Lab(new_client(), "fake", namespace, "in-process", facts=facts, _new_client=new_client)
 
 
-def _live_lab(namespace: str, url: str | None) -> Lab:
-    server = None if url else private_server()
+def _live_lab(namespace: str, url: str | None, named: str | None = None) -> Lab:
+    server = None if url else private_server(named)
     url = url or server.url
     shown = redact_url(url)
     hidden = tuple(url_secrets(url))
@@ -546,9 +569,11 @@ def _live_lab(namespace: str, url: str | None) -> Lab:
     except (redis.exceptions.RedisError, OSError) as exc:
         raise ServerError(redact(f"cannot use Redis at {shown}: {exc}", hidden)) from None
     guard = None
+    # the reader's own server, or a private one the reader named, is used even if older than
+    # 7.0: with a warning
+    where = client._lab_where if server is None else "a private server started by setlab"
+    facts["warning"] = versions.foreign_warning(facts["version"], where)
     if server is None:
-        # the reader's own server is used even if older than the models: with a warning
-        facts["warning"] = versions.foreign_warning(facts["version"], client._lab_where)
 
         def read_state() -> MemoryState | None:
             try:

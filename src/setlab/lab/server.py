@@ -29,6 +29,7 @@ from pathlib import Path
 
 import redis
 
+from setlab.lab import servers
 from setlab.lab.errors import SetlabError
 
 REDIS_SERVER_ENV = "SETLAB_REDIS_SERVER"
@@ -44,11 +45,24 @@ class PortInUse(ServerError):
     """The port asked for is taken: something else (maybe somebody's Redis) listens on it."""
 
 
-def find_redis_server() -> str | None:
-    """Path of the ``redis-server`` binary: ``$SETLAB_REDIS_SERVER`` or the one on ``PATH``."""
-    explicit = os.environ.get(REDIS_SERVER_ENV)
+def chosen_server(server: str | None = None) -> str | None:
+    """The server the reader named: ``server``, else ``$SETLAB_REDIS_SERVER`` (a release such as
+    ``8.2`` or ``valkey-8.1``, or a path), else ``None``."""
+    return server or os.environ.get(REDIS_SERVER_ENV) or None
+
+
+def find_redis_server(server: str | None = None) -> str | None:
+    """Path of the server binary: the release or path named (``server`` or
+    ``$SETLAB_REDIS_SERVER``, see :mod:`setlab.lab.servers`), else ``redis-server`` on ``PATH``.
+
+    A path that is not a file gives ``None``; a release name that is unknown or not installed
+    raises :class:`~setlab.lab.servers.UnknownServer` saying which package brings it.
+    """
+    explicit = chosen_server(server)
     if explicit:
-        return explicit if Path(explicit).is_file() else None
+        if "/" in explicit:
+            return explicit if Path(explicit).is_file() else None
+        return servers.find(explicit)
     return shutil.which("redis-server")
 
 

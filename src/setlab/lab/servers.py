@@ -21,7 +21,9 @@ name or a path into a binary; :func:`for_rdb` picks the server that loads a snap
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import util as importlib_util
@@ -139,9 +141,10 @@ def for_rdb(rdb_version: int, valkey: bool = False) -> tuple[ServerRelease, str]
 
 @lru_cache(maxsize=16)
 def _version_of(binary: str) -> str:
-    from setlab.lab.server import ServerError, binary_version
-
+    """``"7.0.15"`` from ``binary --version`` (``v=7.0.15``), or ``""``."""
     try:
-        return ".".join(map(str, binary_version(binary)))
-    except (ServerError, OSError):
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
         return ""
+    found = re.search(r"v=(\d+\.\d+\.\d+)", out.stdout)
+    return found.group(1) if found else ""

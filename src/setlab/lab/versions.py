@@ -25,6 +25,8 @@ The policy, applied by :func:`setlab.lab.backend.connect`:
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,8 @@ import redis
 
 from setlab.lab.errors import PermissionDenied
 from setlab.lab.server import ServerError, binary_version
+from setlab.models import builds
+from setlab.models.allocator import QUANTUM, SHORT_NAME
 
 #: the oldest Redis the models describe (major, minor)
 MINIMUM: tuple[int, int] = (7, 0)
@@ -42,9 +46,8 @@ HIDDEN_VERSION = "(version hidden by the ACL)"
 
 #: what differs on an older server, in the words of every message below
 DIFFERENCES = (
-    "encodings (ziplist, not listpack, for small hashes, lists and sorted sets), "
-    "MEMORY USAGE (the models' byte counts are 7.0's) and commands added in 7.0 "
-    "(CLUSTER ADDSLOTSRANGE, BITCOUNT ... BIT)"
+    "encodings (ziplist, not listpack, for small hashes, lists and sorted sets) and commands "
+    "added in 7.0 (CLUSTER ADDSLOTSRANGE, BITCOUNT ... BIT)"
 )
 
 
@@ -106,33 +109,137 @@ def foreign_warning(version: tuple[int, ...], where: str) -> str | None:
         return None
     return (
         f"warning: Redis {version_text(version)} at {where} is older than "
-        f"{version_text(MINIMUM)}, the oldest the book models: {DIFFERENCES} will differ from "
-        "the pages; runs on it are labelled with its version"
+        f"{version_text(MINIMUM)}, the oldest the chapters are written for: {DIFFERENCES} will "
+        "differ from the pages; runs on it are labelled with its version"
     )
+
+
+#: the build the book's models were measured exact on (Debian's redis-server 7.0.15)
+EXACT_BUILD = builds.Build("7.0", "debian")
+
+
+@dataclass(frozen=True)
+class ServerProfile:
+    """What a server is, as the banner, the pages and the audit's header name it.
+
+    Built from what :func:`probe` read (``INFO server``/``memory``, ``MEMORY MALLOC-STATS``).
+    ``build`` is the :class:`~setlab.models.builds.Build` the models price for, ``None`` when
+    they know no layout for this release (a Redis 5, a Valkey 9): then :attr:`models` is
+    ``"unknown"`` and :attr:`warning` says what may differ.
+    """
+
+    flavour: str  #: "Redis" or "Valkey"; "" when an ACL hid INFO
+    version: tuple[int, ...]  #: the flavour's own version (Valkey's, not its redis_version)
+    mem_allocator: str  #: as INFO says it: "jemalloc-5.3.0", "libc"
+    quantum: int | None  #: jemalloc's quantum from MEMORY MALLOC-STATS (None: unknown)
+    build: builds.Build | None
+
+    @property
+    def name(self) -> str:
+        """``"Redis 8.2.3"``, ``"Valkey 8.1.8"`` (``"Redis (version hidden by the ACL)"``)."""
+        if not self.version:
+            return f"{self.flavour or 'Redis'} (version hidden by the ACL)"
+        return f"{self.flavour} {version_text(self.version)}"
+
+    @property
+    def models(self) -> str:
+        """``"exact"`` (the build the models were measured on), ``"modelled"`` (a layout the
+        models price from the source, checked on a server of that release) or ``"unknown"``."""
+        if self.build is None:
+            return "unknown"
+        return "exact" if self.build == EXACT_BUILD else "modelled"
+
+    @property
+    def allocator_text(self) -> str:
+        """``"jemalloc-5.3.0, 8-byte quantum"``, ``"libc"``, ``"allocator unknown"``."""
+        if not self.mem_allocator:
+            return "allocator unknown"
+        return self.mem_allocator + (f", {self.quantum}-byte quantum" if self.quantum else "")
+
+    @property
+    def summary(self) -> str:
+        """One phrase for banners and headers: name, allocator and how the models fit."""
+        if self.build is None:
+            return f"{self.name} ({self.allocator_text}; the book's models: unknown)"
+        return f"{self.name} ({self.allocator_text}; the book's models: {self.models})"
+
+    @property
+    def warning(self) -> str | None:
+        """One line naming what may differ on a release the models do not know."""
+        if self.build is not None or not self.version:
+            return None
+        known = ", ".join(builds.RELEASES)
+        return (
+            f"warning: the book's models know {known}, not {self.name}: MEMORY USAGE, the "
+            "allocation per member, encodings and thresholds may differ from the pages"
+        )
+
+
+def profile(facts: dict[str, Any]) -> ServerProfile:
+    """The :class:`ServerProfile` of what :func:`probe` found."""
+    flavour = facts.get("flavour", "Redis" if facts.get("version") else "")
+    version = facts.get("valkey_version") or facts.get("version", ())
+    mem_allocator = facts.get("allocator", "")
+    quantum = facts.get("quantum")
+    release = builds.release_of(facts.get("version", ()), facts.get("valkey_version", ()))
+    build = None
+    if release is not None:
+        if mem_allocator.startswith("libc"):
+            allocator = "libc"
+        elif mem_allocator.startswith("jemalloc"):
+            by_quantum = {q: name for name, q in QUANTUM.items()}
+            allocator = by_quantum.get(quantum, builds.USUAL_ALLOCATOR[builds.family(release)])
+            if allocator == "libc":  # a jemalloc whose quantum was hidden: the usual jemalloc
+                allocator = "bundled"
+        else:
+            allocator = ""
+        build = builds.Build(release, allocator) if allocator else None
+    return ServerProfile(flavour, version, mem_allocator, quantum, build)
+
+
+def describe_allocator(allocator: str) -> str:
+    """A model allocator's few words (``"glibc malloc"``), for tables."""
+    return SHORT_NAME[allocator]
 
 
 def probe(client: redis.Redis, namespace: str) -> dict[str, Any]:
     """Ask the server what it is and what it can do, instead of assuming — as far as an ACL lets
     this user ask (INFO, MODULE LIST and MEMORY USAGE may each be denied).
 
-    Returns the lab's facts: ``version`` (a tuple, empty if hidden), ``allocator``, ``modules``
-    (name → version; RedisBloom found by ``BF.EXISTS`` when ``MODULE LIST`` is denied, its
-    version then :data:`HIDDEN_VERSION`), ``has_bloom`` and ``has_memory_usage``.
+    Returns the lab's facts: ``version`` (``redis_version`` as a tuple, empty if hidden),
+    ``flavour`` ("Redis" or "Valkey", from ``server_name``), ``valkey_version`` (a tuple, empty
+    on Redis), ``allocator`` (``mem_allocator``), ``quantum`` (jemalloc's, from ``MEMORY
+    MALLOC-STATS``; ``None`` when denied or not jemalloc), ``modules`` (name → version;
+    RedisBloom found by ``BF.EXISTS`` when ``MODULE LIST`` is denied, its version then
+    :data:`HIDDEN_VERSION`), ``has_bloom`` and ``has_memory_usage``.
     ``namespace`` is where the ``BF.EXISTS`` and ``MEMORY USAGE`` probes look (a key that does
     not exist, so nothing is written).
     """
+    valkey_text = ""
     try:
         info = client.info("server")
         version_text = str(info.get("redis_version", "0"))
+        if str(info.get("server_name", "")).lower() == "valkey":
+            valkey_text = str(info.get("valkey_version", ""))
     except PermissionDenied:
         hello = client.execute_command("HELLO", "2")
-        fields = dict(zip(hello[::2], hello[1::2], strict=False))
-        version_text = _text(fields.get(b"version", fields.get("version", "0")))
-    version = tuple(int(x) for x in version_text.split(".")[:3] if x.isdigit())
+        fields = {_text(k): v for k, v in zip(hello[::2], hello[1::2], strict=False)}
+        version_text = _text(fields.get("version", "0"))
+        if _text(fields.get("server", "")).lower() == "valkey":  # HELLO names the server
+            valkey_text = version_text
+    version = _version_tuple(version_text)
     try:
         allocator = str(client.info("memory").get("mem_allocator", ""))
     except PermissionDenied:
         allocator = ""
+    quantum = None
+    if allocator.startswith("jemalloc"):
+        try:
+            stats = _text(client.execute_command("MEMORY", "MALLOC-STATS"))
+            found = re.search(r"Quantum size: (\d+)", stats)
+            quantum = int(found.group(1)) if found else None
+        except (PermissionDenied, redis.exceptions.ResponseError):
+            pass
     modules: dict[str, str] = {}
     try:
         for entry in client.module_list():
@@ -154,11 +261,18 @@ def probe(client: redis.Redis, namespace: str) -> dict[str, Any]:
         has_memory_usage = False
     return {
         "version": version,
+        "flavour": "Valkey" if valkey_text else "Redis",
+        "valkey_version": _version_tuple(valkey_text),
         "allocator": allocator,
+        "quantum": quantum,
         "modules": modules,
         "has_bloom": "bf" in modules,
         "has_memory_usage": has_memory_usage,
     }
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(".")[:3] if x.isdigit())
 
 
 def _text(value: Any) -> str:
