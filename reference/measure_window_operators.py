@@ -25,6 +25,8 @@ from setlab.models import roaring as ro
 #: Users a day and the population they come from: the chapter's BITOP OR run's days.
 DAILY = 1_000_000
 POPULATION = 10_000_000
+#: The days' seed: stored with the run, so a test can rebuild the days and count the answers.
+SEED = 2026
 
 
 def main() -> None:
@@ -32,7 +34,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15, help="runs of each way (default 15)")
     args = parser.parse_args()
     lab = setlab.connect("reference", backend="live", server="8.2")
-    days = ro.daily_bitmaps(np.random.default_rng(2026), daily=DAILY, population=POPULATION)
+    days = ro.daily_bitmaps(np.random.default_rng(SEED), daily=DAILY, population=POPULATION)
     result = wo.window_operators(lab, days, repeat=args.repeat)
     if not result.available:
         raise SystemExit(f"{lab.profile.name} lacks the operators: {result.missing}")
@@ -43,7 +45,7 @@ def main() -> None:
     path = reference.save(
         wo.REFERENCE, [a.row() for a in result.answers], lab, writer=__file__,
         missing=result.missing, days=result.days, users_per_day=result.users_per_day,
-        population=POPULATION, repeat=args.repeat,
+        population=POPULATION, seed=SEED, repeat=args.repeat,
     )  # fmt: skip
     print(f"wrote {path}")
     for a in result.answers:

@@ -358,6 +358,7 @@ class OperatorsReference:
     run: reference.RunInfo
     window: WindowOperators
     population: int  #: the days' IDs are drawn from ``0 … population − 1``
+    seed: int  #: the days are :func:`setlab.models.roaring.daily_bitmaps` from this seed
     repeat: int
 
     @classmethod
@@ -371,4 +372,4 @@ class OperatorsReference:
             int(data["days"]),
             float(data["users_per_day"]),
         )
-        return cls(doc.run, window, int(data["population"]), int(data["repeat"]))
+        return cls(doc.run, window, int(data["population"]), int(data["seed"]), int(data["repeat"]))
