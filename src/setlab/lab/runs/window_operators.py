@@ -101,11 +101,8 @@ def _exactly_one(
         into = dest if b == 0 else temporary[b - 1]
         scratch = temporary[b]
         clear = [d for i, d in enumerate(days) if not i >> b & 1]
-        commands += [
-            ("OR", into, *clear),
-            ("OR", scratch, *[d for i, d in enumerate(days) if i >> b & 1]),
-            ("XOR", into, into, scratch),
-        ]
+        set_ = [d for i, d in enumerate(days) if i >> b & 1]
+        commands += [("OR", into, *clear), ("OR", scratch, *set_), ("XOR", into, into, scratch)]
         halves.append(into)
     return [*commands, ("AND", dest, *halves)] if len(halves) > 1 else commands
 
