@@ -190,3 +190,24 @@ def test_every_table_of_the_stored_run_has_a_column_per_server(quantity):
     table = run.table(quantity)
     assert len(table.header) == 1 + len(run.servers)
     assert all(len(row) == len(table.header) for row in table.rows)
+
+
+# -- what the chapters quote from it -------------------------------------------------------------
+
+
+def test_the_chapters_quote_the_glibc_and_jemalloc_bits_and_the_set_apart(monkeypatch):
+    from setlab.chapters.redis_set_memory import per_release as set_page
+    from setlab.chapters.setbit_offset import per_release as setbit_page
+
+    record = _record()
+    for page in (set_page, setbit_page):
+        monkeypatch.setattr(page, "run", lambda: record)
+    # 671,088,704 B is 640 MiB (+64 B); 2^29 + 4,096 B is 512 MiB and 4,096 B more
+    assert (setbit_page.held(libc=False), setbit_page.held(libc=True)) == (
+        "640 MiB",
+        "512 MiB + 4,096 B",
+    )
+    # only the 100,000-member sets were recorded: the million-member figure is not there
+    assert set_page.per_member("7.0") == "not measured"
+    # Valkey's one hashtable set: 4,000,000 / 3,200,000 - 1 = +25%
+    assert set_page.usage_gap("valkey-8.1") == "+25% to +25%"

@@ -47,6 +47,13 @@ class ServerRun:
             f"{self.run.cores} cores, measured {self.run.measured}"
         )
 
+    def module_version(self, name: str) -> str:
+        """A loaded module's version as its releases are named (``20802`` → ``"2.8.2"``)."""
+        if name not in self.modules:
+            raise ValueError(f"module {name!r} was not loaded into {self.flavour} {self.version}")
+        number = int(self.modules[name])
+        return f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+
     @property
     def column(self) -> str:
         """The table's header for it: ``Redis 8.2.3 (jemalloc-5.3.0)``."""
