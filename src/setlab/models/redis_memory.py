@@ -178,12 +178,16 @@ def set_cost(
     has finished (:func:`setlab.lab.runs.memory.settle_set`); ``allocated`` what the allocator
     hands out for the key (for 7.0: ``memory_usage`` plus the rounding of the ``dict`` struct and
     of every ``dictEntry``). ``allocator=None`` is the release's usual build (Debian's jemalloc
-    for 7.0). ``sadd_batch`` is how many members each ``SADD`` sends (setlab's ``sadd_all``
-    sends 1,000): only Valkey's table depends on it, being sized for the first call's members.
-    See the module docstring for what each family changes, :mod:`setlab.models.exactness` for
-    how exact each figure is.
+    for 7.0) — or, for a :class:`Members` summary made without its lengths (which cannot be
+    priced again), the build it was summarised for; ``KeyCost.allocator`` says which.
+    ``sadd_batch`` is how many members each ``SADD`` sends (setlab's ``sadd_all`` sends 1,000):
+    only Valkey's table depends on it, being sized for the first call's members. See the module
+    docstring for what each family changes, :mod:`setlab.models.exactness` for how exact each
+    figure is.
     """
     build = build_of(version, allocator)
+    if allocator is None and isinstance(members, Members) and not members.lengths:
+        build = build_of(version, members.allocator)
     m = _members(members, build.allocator)
     if m.count == 0:
         raise ValueError("a set needs at least one member (Redis deletes empty sets)")
