@@ -10,6 +10,9 @@ member alone in its bucket is stored in the bucket, with no ``dictEntry``. ``obj
 from __future__ import annotations
 
 from setlab.lab.runs.releases_reference import ReleasesReference
+from setlab.models.builds import family
+from setlab.models.exactness import EXACTNESS
+from setlab.models.redis_memory import growth_summary, set_cost
 from setlab.render.claims import Figures
 from setlab.render.tables import markdown_table
 
@@ -28,6 +31,28 @@ def markdown() -> str:
     """Allocated bytes per member, then ``MEMORY USAGE`` over allocated, a column a release."""
     tables = (run().table(q) for q in ("set bytes per member", "set usage gap"))
     return "\n\n".join(markdown_table(*table) for table in tables)
+
+
+def model_markdown() -> str:
+    """The models beside the run: for the :data:`MEMBERS`-member set of :data:`KIND`, bytes per
+    member allocated and by ``MEMORY USAGE``, as each release's model prices it for the
+    allocator that server was built with, and as measured; then how exact each model is."""
+    members = growth_summary(KIND, MEMBERS)
+    header = ("release", "allocated: model", "measured", "MEMORY USAGE: model", "measured",
+              "the model's allocation")  # fmt: skip
+    rows = []
+    for server in run().servers:
+        cost = set_cost(members, "k", version=server.server, allocator=server.allocator)
+        row = run().find(server.server, "set", kind=KIND, n=MEMBERS)
+        measured = (
+            (f"{row['allocated'] / MEMBERS:.1f} B", f"{row['memory_usage'] / MEMBERS:.1f} B")
+            if row
+            else ("not measured", "not measured")
+        )
+        level = EXACTNESS[(family(cost.version), "allocated")].level
+        rows.append((server.column, f"{cost.allocated / MEMBERS:.1f} B", measured[0],
+                     f"{cost.memory_usage / MEMBERS:.1f} B", measured[1], level))  # fmt: skip
+    return markdown_table(header, rows, "lrrrrl")
 
 
 def per_member(server: str) -> str:
