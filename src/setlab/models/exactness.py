@@ -100,14 +100,17 @@ EXACTNESS: dict[tuple[str, str], Exactness] = {
     ("8.2", "allocated"): Exactness("within 1% from 10^4 members", _SEED_8_2, "Redis #11595"),
     ("valkey-8.1", "memory_usage"): Exactness(
         "within 3% up to 10^6 members",
-        _VALKEY_TABLE + _VALKEY_BIG + "Strings, intsets, listpacks, bitmaps and HyperLogLogs exact on a "
-        "fresh server.",
+        _VALKEY_TABLE
+        + _VALKEY_BIG
+        + "Strings, intsets, listpacks, bitmaps and HyperLogLogs exact on a fresh server.",
         "valkey-io/valkey 8.1 hashtable.c (hashtableMemUsage counts child buckets), object.c",
     ),
     ("valkey-8.1", "allocated"): Exactness(
         "within 3% up to 10^6 members",
-        _VALKEY_TABLE + _VALKEY_BIG + "Blocks of 128 KiB–32 MiB are mapped pages on a fresh server and heap "
-        "chunks once a mapped block was freed (glibc's dynamic mmap threshold): ±4 KiB each.",
+        _VALKEY_TABLE
+        + _VALKEY_BIG
+        + "Blocks of 128 KiB–32 MiB are mapped pages on a fresh server and heap chunks once a "
+        "mapped block was freed (glibc's dynamic mmap threshold): ±4 KiB each.",
         "valkey-io/valkey 8.1 hashtable.c; glibc malloc.c (mmap threshold, MINSIZE split)",
     ),
 }
