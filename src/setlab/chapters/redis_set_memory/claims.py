@@ -94,12 +94,16 @@ def register(figures: Figures) -> None:
         "dictEntry 24, bucket ~8.",
         "70–100 B",
         "{rsm-alloc-per} allocated, {rsm-usage-per} by MEMORY USAGE ({rsm-plan-members} 16-hex IDs "
-        "per set) on Debian's jemalloc; {rsm-alloc-per-bundled} allocated on Redis's own build",
+        "per set) on 7.0 with Debian's jemalloc; {rsm-alloc-per-bundled} on Redis's own build; "
+        "{rsm-rel-62} on 6.2, {rsm-rel-82} on 8.2 (10^6 IDs, per-release run)",
         Verdict.DEPENDS,
-        "Depends on the jemalloc build. On Debian's the total lands in the range, but not for the "
-        "seed's reasons: no robj is stored per member, the header is sdshdr5 (1 B), and with no "
-        "24-byte class the sds and the dictEntry take 32 B each. Redis's own build has that class, "
-        "and a member takes {rsm-alloc-per-bundled}: below the range.")  # fmt: skip
+        "Depends on the release and the jemalloc build. On 7.0 with Debian's jemalloc the total "
+        "lands in the range, but not for the seed's reasons: no robj is stored per member, the "
+        "header is sdshdr5 (1 B), and with no 24-byte class the sds and the dictEntry take 32 B "
+        "each. Redis's own build has that class: {rsm-alloc-per-bundled}, below the range, as on "
+        "the seeds' own era (6.2: {rsm-rel-62}). From 7.2 a member alone in its bucket has no "
+        "dictEntry (redis#11595): {rsm-rel-82} on 8.2, about half the seed's figure, while "
+        "MEMORY USAGE still counts one per member.")  # fmt: skip
     figures.claim("003-intset-512", "003", "SET memory",
         "set-max-intset-entries defaults to 512; past it an integer set becomes a hashtable.",
         "512",

@@ -78,6 +78,7 @@ def usage_gap(server: str) -> str:
 def register(figures: Figures) -> None:
     """The page's figures from the per-release run."""
     for name, server in (
+        ("rsm-rel-62", "6.2"),
         ("rsm-rel-70", "7.0"),
         ("rsm-rel-82", "8.2"),
         ("rsm-rel-vk", "valkey-8.1"),
