@@ -405,7 +405,6 @@ def plot_stall(stall: Measurement[StallTimeline]) -> Figure:
 
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
-claims.register(FIGURES)
-
 # every release measured: the stored per-release run (reference/measure_releases.py)
 per_release.register(FIGURES)
+claims.register(FIGURES)

@@ -207,7 +207,10 @@ def register(figures: Figures) -> None:
         "{sb-worst-len} string, {sb-worst-mem} MEMORY USAGE",
         Verdict.IMPRECISE,
         "512 MiB of data plus a 10-byte header is just over 2^29, so jemalloc's next class, "
-        "640 MiB, is what MEMORY USAGE reports (the untouched tail is never faulted into RSS).",
+        "640 MiB, is what MEMORY USAGE reports (the untouched tail is never faulted into RSS), "
+        "on every jemalloc build ({sb-rel-jemalloc-servers}). A glibc build such as Valkey "
+        "8.1's wheel allocates {sb-rel-libc}: the seed's figure, on an allocator Redis's own "
+        "builds do not use.",
         group="000-alloc-table",
     )  # fmt: skip
     figures.claim(
