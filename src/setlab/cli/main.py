@@ -31,6 +31,7 @@ import sys
 from typing import Any, NoReturn
 
 from setlab.cli.options import (
+    allocator_option,
     count,
     format_option,
     json_option,
@@ -101,8 +102,8 @@ def _advise(args: argparse.Namespace) -> int:
 
     server, source = capacity.server_budget(args.server_memory)
     options = choice.Needs(
-        error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis,
-        sets=args.sets, server=server, server_source=source,
+        error=args.error, deletes=args.deletes, count_only=args.count_only, release=args.redis,
+        allocator=args.allocator, sets=args.sets, server=server, server_source=source,
     )  # fmt: skip
     strings, source = args.format == "str", args.file
     if args.format == "auto":
@@ -205,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     max_ids_option(p)
     memory_option(p)
     redis_option(p)
+    allocator_option(p)
     progress_option(p)
     json_option(p)
     p.set_defaults(func=_advise)
