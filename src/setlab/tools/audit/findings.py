@@ -177,10 +177,7 @@ def _sampled_members(info: KeyInfo, allocator: str) -> Any:
     numbers = [rm.redis_integer(m) for m in sample]
     integers = all(n is not None for n in numbers)
     width = max((rm.intset_width(n) for n in numbers if n is not None), default=0)
-    return rm.Members(
-        count, sum(p.sds_bytes for p in parts), integers, width if integers else 0,
-        max(lengths), sum(p.listpack_bytes for p in parts), allocator,
-    )  # fmt: skip
+    return rm.Members.disjoint_union(parts, integers=integers, int_width=width if integers else 0)
 
 
 def _bitmap_bytes(offset: int, ctx: Context) -> int:

@@ -30,16 +30,16 @@ def _hll_key_cost(n: int, release: str, allocator: str) -> Any:
     from setlab.models.hyperloglog import HyperLogLog, hll_hashes, reader_ids
 
     if n < HLL_DENSE_FROM:  # sketch_of_readers(n), on this build
-        sketch = HyperLogLog(allocator=allocator)
+        sketch = HyperLogLog(allocator=allocator, version=release)
         if n:
             sketch.add_hashes(hll_hashes(reader_ids(0, n)))
-        return sketch.cost("k", version=release)
+        return sketch.cost("k")
     # Dense: the key's cost no longer depends on the elements, so skip replaying thousands of
     # sparse updates (a third of a second): a sketch allowed no sparse bytes turns dense at
     # its first element (tests/unit/test_calc.py checks it against the replayed default sketch).
-    hll = HyperLogLog(sparse_max_bytes=0, allocator=allocator)
+    hll = HyperLogLog(sparse_max_bytes=0, allocator=allocator, version=release)
     hll.add("reader:0")
-    return hll.cost("k", version=release)
+    return hll.cost("k")
 
 
 def hll_estimate(n: int, release: str | None = None, allocator: str | None = None) -> Report:
