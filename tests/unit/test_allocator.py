@@ -73,11 +73,16 @@ def test_a_hashtable_of_snowflake_ids_is_cheaper_on_the_bundled_build():
     assert debian.allocated - bundled.allocated == 1000 * 8 * 2 + 8 + (64 - 56)
 
 
-def test_a_summary_priced_for_one_build_is_refused_for_the_other():
+def test_a_summary_priced_for_one_build_is_priced_again_for_another_from_its_lengths():
     members = redis_memory.Members.fixed_length(10, 16, allocator="bundled")
-    with pytest.raises(ValueError, match="summarised for allocator 'bundled'"):
-        redis_memory.set_cost(members, "k")
+    debian = redis_memory.Members.fixed_length(10, 16)
+    assert members.priced_for("debian") == debian  # 18-byte sds strings: 24 B, then 32 B
+    assert redis_memory.set_cost(members, "k") == redis_memory.set_cost(debian, "k")
     assert redis_memory.set_cost(members, "k", allocator="bundled").encoding == "hashtable"
+    # a summary made without its lengths prices only the build it was made for
+    bare = redis_memory.Members(10, 10 * 24, False, 0, 16, 10 * 18, "bundled")
+    with pytest.raises(ValueError, match="summarised for allocator 'bundled' without"):
+        redis_memory.set_cost(bare, "k")
 
 
 def test_a_new_hyperloglog_fits_the_24_byte_class_only_on_the_bundled_build():

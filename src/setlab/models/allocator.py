@@ -23,6 +23,12 @@ it is in ``MEMORY MALLOC-STATS`` ("Quantum size: 16" or "Quantum size: 8").
   rounded up to 16 bytes (at least 32); the usable size is the chunk less its header. Requests of
   128 KiB and more (``M_MMAP_THRESHOLD``'s first value) are mapped pages: the request plus the
   header, rounded up to 4 KiB, less 16 bytes of header (glibc ``malloc.c``, ``sysmalloc``).
+  Checked on Valkey 8.1.8 (``MEMORY USAGE`` of strings, sets and bitmaps up to 2^29 bytes: a
+  bitmap at offset 2^32 − 1 takes 512 MiB + 4 KiB). Two things make a busy heap differ, by a
+  little: glibc hands out a freed chunk whole when what is left over would be smaller than 32
+  bytes (``MINSIZE``), so a request may get 16 usable bytes more; and freeing a mapped block
+  raises the mapping threshold to its size (up to 32 MiB), so blocks of 128 KiB–32 MiB become
+  heap chunks (up to 4 KiB smaller) once one has been freed.
 """
 
 from __future__ import annotations

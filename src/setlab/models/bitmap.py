@@ -19,18 +19,28 @@ The memory model follows Redis 7.0 (``src/sds.c``, ``src/object.c``, ``src/bitop
   or ``"bundled"`` (Redis's own build, which has 24-, 40- and 56-byte classes).
 * ``MEMORY USAGE`` = value allocation + the ``robj`` (16 B) + the key's sds allocation + the
   ``dictEntry`` (24 B). It leaves out the hash-table bucket pointer and any expire entry.
+
+Other releases (``version=``, :mod:`setlab.models.builds`) lay the string out the same way —
+``sdsnewlen`` then greedy ``sdsMakeRoomFor``, measured write by write on Redis 6.2.5, 8.2.3 and
+Valkey 8.1.8 — and differ only in the key's own bytes (:mod:`setlab.models.key_layout`: Redis 8
+and Valkey keep the key's name in the value's object, 24 B less per key) and in the allocator.
+On glibc (``allocator="libc"``) a bitmap of 2^29 bytes is a mapped block of 512 MiB + 4 KiB,
+not jemalloc's 640 MiB class.
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 
 from setlab.core.validate import check_int
+from setlab.models import key_layout
 from setlab.models.allocator import DEFAULT_ALLOCATOR, size_class
+from setlab.models.builds import DEFAULT_RELEASE, Build
+from setlab.models.key_layout import DICT_ENTRY_BYTES, ROBJ_BYTES
+from setlab.models.sds import SdsString, sds_header_bytes, sds_new_alloc
 
 #: Redis's default ``proto-max-bulk-len``: the largest string, hence bitmap, in bytes (512 MiB).
 DEFAULT_PROTO_MAX_BULK_LEN = 512 * 1024 * 1024
@@ -38,12 +48,6 @@ DEFAULT_PROTO_MAX_BULK_LEN = 512 * 1024 * 1024
 MAX_OFFSET = DEFAULT_PROTO_MAX_BULK_LEN * 8 - 1
 #: The error Redis replies with for an offset outside that range (or not an integer).
 OFFSET_ERROR = "bit offset is not an integer or out of range"
-
-ROBJ_BYTES = 16  # sizeof(robj) on 64-bit
-DICT_ENTRY_BYTES = 24  # sizeof(dictEntry) on 64-bit, Redis 7.0
-SDS_MAX_PREALLOC = 1024 * 1024  # sds.h: greedy growth adds at most 1 MiB
-_SDS_HEADERS = ((1 << 5, 1), (1 << 8, 3), (1 << 16, 5), (1 << 32, 9))  # (length below, header)
-_SDS_MAX_ALLOC = {3: (1 << 8) - 1, 5: (1 << 16) - 1, 9: (1 << 32) - 1}
 
 
 def max_offset(proto_max_bulk_len: int = DEFAULT_PROTO_MAX_BULK_LEN) -> int:
@@ -89,59 +93,15 @@ def jemalloc_size_class(size: int, allocator: str = DEFAULT_ALLOCATOR) -> int:
     return size_class(size, allocator)
 
 
-def sds_header_bytes(length: int, *, allow_type5: bool = True) -> int:
-    """Header size of an sds string of ``length`` bytes (``sdsReqType`` in Redis 7.0)."""
-    length = check_int("length", length, 0)
-    for below, header in _SDS_HEADERS:
-        if length < below and (allow_type5 or header > 1):
-            return header
-    return 17
-
-
-def sds_new_alloc(length: int, allocator: str = DEFAULT_ALLOCATOR) -> int:
-    """Bytes jemalloc really allocates for ``sdsnewlen(init, length)``: header + data + NUL."""
-    header = sds_header_bytes(length, allow_type5=length > 0)
-    return jemalloc_size_class(header + length + 1, allocator)
-
-
-@dataclass(frozen=True)
-class SdsString:
-    """An sds string as Redis 7.0 keeps it: its length, capacity and real allocation (bytes)."""
-
-    length: int
-    capacity: int
-    allocation: int
-    allocator: str = DEFAULT_ALLOCATOR  #: the jemalloc build (:mod:`setlab.models.allocator`)
-
-    @classmethod
-    def new(cls, length: int, allocator: str = DEFAULT_ALLOCATOR) -> SdsString:
-        """``sdsnewlen(NULL, length)``: exact size; a type-5 header records no spare capacity."""
-        header = sds_header_bytes(length, allow_type5=length > 0)
-        allocation = jemalloc_size_class(header + length + 1, allocator)
-        capacity = (
-            length
-            if header == 1
-            else min(allocation - header - 1, _SDS_MAX_ALLOC.get(header, 1 << 64))
-        )
-        return cls(length, capacity, allocation, allocator)
-
-    def grow_zero(self, length: int) -> SdsString:
-        """``sdsgrowzero(s, length)``: greedy ``sdsMakeRoomFor`` when the capacity is short."""
-        if length <= self.length:
-            return self
-        if length <= self.capacity:
-            return SdsString(length, self.capacity, self.allocation, self.allocator)
-        wanted = length * 2 if length < SDS_MAX_PREALLOC else length + SDS_MAX_PREALLOC
-        header = max(3, sds_header_bytes(wanted))
-        allocation = jemalloc_size_class(header + wanted + 1, self.allocator)
-        capacity = min(allocation - header - 1, _SDS_MAX_ALLOC.get(header, 1 << 64))
-        return SdsString(length, capacity, allocation, self.allocator)
-
-
-def key_overhead_bytes(key: str | bytes, allocator: str = DEFAULT_ALLOCATOR) -> int:
-    """What ``MEMORY USAGE`` adds for the key itself: its sds, the robj and the dictEntry."""
-    raw = key.encode() if isinstance(key, str) else bytes(key)
-    return sds_new_alloc(len(raw), allocator) + ROBJ_BYTES + DICT_ENTRY_BYTES
+def key_overhead_bytes(
+    key: str | bytes, allocator: str = DEFAULT_ALLOCATOR, version: str = DEFAULT_RELEASE
+) -> int:
+    """What ``MEMORY USAGE`` adds for the key itself: its sds, the robj and the dictEntry; in
+    Redis 8 and Valkey the object that holds the key's name (:mod:`setlab.models.key_layout`)."""
+    length = len(key.encode() if isinstance(key, str) else bytes(key))
+    if key_layout.embeds_key(Build(version, allocator).family):
+        return size_class(key_layout.object_bytes(length), allocator)
+    return sds_new_alloc(length, allocator) + ROBJ_BYTES + DICT_ENTRY_BYTES
 
 
 def bitmap_growth(offsets: Iterable[int], allocator: str = DEFAULT_ALLOCATOR) -> list[SdsString]:
@@ -160,15 +120,19 @@ def bitmap_growth(offsets: Iterable[int], allocator: str = DEFAULT_ALLOCATOR) ->
 
 
 def bitmap_memory_usage(
-    offsets: Iterable[int], key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+    offsets: Iterable[int],
+    key: str | bytes = "k",
+    allocator: str = DEFAULT_ALLOCATOR,
+    version: str = DEFAULT_RELEASE,
 ) -> int:
     """``MEMORY USAGE`` of a fresh key after ``SETBIT key o 1`` for each ``o`` in order (bytes).
 
-    Redis 7.0.15 on the given jemalloc build; exact for non-cluster servers (cluster mode adds
-    per-key metadata). The first write allocates exactly; later writes past the end grow
-    greedily.
+    Redis 7.0.15 on the given jemalloc build by default, or the release ``version``; exact for
+    non-cluster servers (cluster mode adds per-key metadata). The first write allocates exactly;
+    later writes past the end grow greedily.
     """
-    return bitmap_growth(offsets, allocator)[-1].allocation + key_overhead_bytes(key, allocator)
+    value = bitmap_growth(offsets, allocator)[-1].allocation
+    return value + key_overhead_bytes(key, allocator, version)
 
 
 def random_fill_allocations(
@@ -204,20 +168,26 @@ def random_fill_allocations(
 
 
 def first_setbit_memory_usage(
-    offset: int, key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+    offset: int,
+    key: str | bytes = "k",
+    allocator: str = DEFAULT_ALLOCATOR,
+    version: str = DEFAULT_RELEASE,
 ) -> int:
     """``MEMORY USAGE`` after one ``SETBIT`` at ``offset`` on a key that did not exist (bytes)."""
-    return bitmap_memory_usage([offset], key, allocator)
+    return bitmap_memory_usage([offset], key, allocator, version)
 
 
 def memory_breakdown(
-    offset: int, key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+    offset: int,
+    key: str | bytes = "k",
+    allocator: str = DEFAULT_ALLOCATOR,
+    version: str = DEFAULT_RELEASE,
 ) -> dict[str, int]:
     """Where ``MEMORY USAGE`` of a first SETBIT at ``offset`` comes from, in bytes.
 
     Parts: the bitmap data, the sds header and NUL terminator, jemalloc's rounding slack, and the
-    per-key overhead (robj, key string, dictEntry). They add up to
-    :func:`first_setbit_memory_usage`.
+    per-key overhead (robj, key string, dictEntry; in Redis 8 and Valkey the object holding the
+    key's name). They add up to :func:`first_setbit_memory_usage`.
     """
     length = bytes_for_offset(offset)
     header = sds_header_bytes(length)
@@ -226,7 +196,7 @@ def memory_breakdown(
         "bitmap data": length,
         "sds header + NUL": header + 1,
         "allocator rounding": allocation - length - header - 1,
-        "key, robj, dictEntry": key_overhead_bytes(key, allocator),
+        "key, robj, dictEntry": key_overhead_bytes(key, allocator, version),
     }
 
 

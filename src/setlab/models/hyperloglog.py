@@ -1,17 +1,27 @@
-"""Redis 7.0's HyperLogLog, bit for bit: hash, registers, sparse and dense encodings, estimate.
+"""Redis's HyperLogLog, bit for bit: hash, registers, sparse and dense encodings, estimate.
 
 Redis keeps a HyperLogLog in a plain string (``hyperloglog.c``): a 16-byte header (``HYLL``,
 the encoding, three unused bytes, an 8-byte cached cardinality) and then either the *sparse*
-run-length encoding (opcodes ZERO, XZERO and VAL, grown greedily by ``sdsMakeRoomFor``) or the
-*dense* array of 16384 six-bit registers (12,304 bytes, served from jemalloc's 14 KiB class).
+run-length encoding (opcodes ZERO, XZERO and VAL) or the *dense* array of 16384 six-bit
+registers (12,304 bytes, served from jemalloc's 14 KiB class, or 12,312 usable bytes on glibc).
 Each element is hashed with MurmurHash64A (seed ``0xadc83b19``, :mod:`setlab.core.hashing`);
 the low 14 bits pick a register, the run of zeros above them sets its value, and ``PFCOUNT``
 is Otmar Ertl's estimator over the register histogram.
 
-:class:`HyperLogLog` re-implements all of it, so it predicts ``PFADD``'s reply, ``PFCOUNT``,
-the bytes ``GET`` returns and the key's ``MEMORY USAGE`` exactly (the live tests compare them
-with a real server). :func:`simulate_registers` draws register arrays of an ideal
-hash directly, for error studies at cardinalities too large to hash.
+How the sparse string grows depends on the release (``version=``, :mod:`setlab.models.builds`):
+
+* 6.2 and 7.0: before each register update ``sdsMakeRoomFor(s, 3)``, greedy — the string's
+  allocation doubles, and can pass ``hll-sparse-max-bytes`` (3,000) well before the promotion;
+* 7.2 onwards and Valkey (Redis PR #11438): when fewer than 3 bytes are spare and the capacity
+  is below 3,000, ``sdsResize`` to ``len + 3`` plus ``min(len + 3, 300)``, capped at 3,000 — so
+  a sparse HyperLogLog of a few hundred to 1,500 elements holds 14–28 % less. Measured step by
+  step on Redis 8.2.3 and Valkey 8.1.8.
+
+The key around it is priced by :class:`~setlab.models.key_layout.Ledger` (Redis 8 and Valkey
+keep the key's name in the object). :class:`HyperLogLog` re-implements all of it, so it predicts
+``PFADD``'s reply, ``PFCOUNT``, the bytes ``GET`` returns and the key's ``MEMORY USAGE``
+exactly (the live tests compare them with real servers). :func:`simulate_registers` draws
+register arrays of an ideal hash directly, for error studies at cardinalities too large to hash.
 """
 
 from __future__ import annotations
@@ -24,9 +34,10 @@ import numpy as np
 from setlab.core.hashing import murmur64a, murmur64a_rows
 from setlab.core.validate import check_int
 from setlab.models import bitmap
-from setlab.models.allocator import DEFAULT_ALLOCATOR, check_allocator
-from setlab.models.bitmap import ROBJ_BYTES, SdsString
-from setlab.models.redis_memory import KeyCost, Ledger, Members, as_bytes, set_cost
+from setlab.models.builds import DEFAULT_RELEASE
+from setlab.models.key_layout import KeyCost, Ledger
+from setlab.models.redis_memory import Members, as_bytes, build_of, set_cost
+from setlab.models.sds import SdsString
 
 HLL_P = 14
 HLL_REGISTERS = 1 << HLL_P  #: 16384
@@ -35,6 +46,10 @@ HLL_BITS = 6
 HLL_HEADER_BYTES = 16  #: "HYLL", encoding, 3 unused, 8-byte cached cardinality
 HLL_DENSE_BYTES = HLL_HEADER_BYTES + HLL_REGISTERS * HLL_BITS // 8  #: 12304
 HLL_SPARSE_MAX_BYTES = 3000  #: default hll-sparse-max-bytes
+#: 7.2+ (PR #11438): a sparse string grows by at most this much beyond what it needs
+HLL_SPARSE_GROWTH_CAP = 300
+#: the families whose sparse strings grow by ``sdsResize`` (7.2 onwards, Valkey)
+RESIZING_FAMILIES = frozenset({"7.2", "8.2", "valkey-8.1"})
 HLL_SEED = 0xADC83B19
 HLL_ALPHA_INF = 0.721347520444481703680  #: 1 / (2 ln 2)
 HLL_STANDARD_ERROR = 1.04 / math.sqrt(HLL_REGISTERS)  #: 0.8125 %, Flajolet et al. (2007)
@@ -135,22 +150,29 @@ def hll_estimate_registers(registers: np.ndarray) -> int:
 
 
 class HyperLogLog:
-    """Redis 7.0's HyperLogLog, bit for bit: registers, sparse encoding, growth and estimate.
+    """Redis's HyperLogLog, bit for bit: registers, sparse encoding, growth and estimate.
 
     :meth:`add` returns what ``PFADD`` replies, :meth:`count` what ``PFCOUNT`` replies,
     :meth:`merge` does what ``PFMERGE`` does to its destination, and :attr:`payload` is the byte
-    string ``GET`` would return (minus the cached cardinality). :meth:`cost` is the key's memory.
+    string ``GET`` would return (minus the cached cardinality). :meth:`cost` is the key's memory
+    on ``version`` with ``allocator`` (``None``: the release's usual build; Redis 7.0 and
+    Debian's jemalloc by default).
     """
 
     def __init__(
-        self, sparse_max_bytes: int = HLL_SPARSE_MAX_BYTES, allocator: str = DEFAULT_ALLOCATOR
+        self,
+        sparse_max_bytes: int = HLL_SPARSE_MAX_BYTES,
+        allocator: str | None = None,
+        *,
+        version: str = DEFAULT_RELEASE,
     ) -> None:
         self.sparse_max_bytes = check_int("sparse_max_bytes", sparse_max_bytes, 0)
-        self.allocator = check_allocator(allocator)  # the jemalloc build (models.allocator)
+        self.build = build_of(version, allocator)
+        self.allocator = self.build.allocator
         self.registers = np.zeros(HLL_REGISTERS, dtype=np.uint8)
         # createHLLObject: one XZERO opcode covering all registers, in an exact-size sds
         self._ops = bytearray(_xzero(HLL_REGISTERS))
-        self._sds = SdsString.new(HLL_HEADER_BYTES + len(self._ops), allocator)
+        self._sds = SdsString.new(HLL_HEADER_BYTES + len(self._ops), self.allocator)
         self.encoding = "sparse"
 
     # -- what it holds
@@ -172,9 +194,10 @@ class HyperLogLog:
         return pack_registers(self.registers)
 
     def cost(self, key: str | bytes = "k") -> KeyCost:
-        """``MEMORY USAGE`` of the key holding this HyperLogLog (a raw string)."""
-        ledger = Ledger(key, self.allocator)
-        ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
+        """What the key holding this HyperLogLog (a raw string) costs: ``MEMORY USAGE`` and
+        allocation, which are the same."""
+        ledger = Ledger(key, self.build)
+        ledger.add_object()
         ledger.add(f"HLL string ({self.encoding})", self.allocation, self.allocation)
         return ledger.cost("hyperloglog", self.encoding, self.string_length)
 
@@ -230,10 +253,7 @@ class HyperLogLog:
     def _sparse_set(self, index: int, count: int) -> bool:
         if count > _SPARSE_VAL_MAX_VALUE:
             return self._promote_and_set(index, count)
-        # sdsMakeRoomFor(o->ptr, 3): greedy growth before anything else
-        length = HLL_HEADER_BYTES + len(self._ops)
-        grown = self._sds.grow_zero(length + 3)
-        self._sds = SdsString(length, grown.capacity, grown.allocation, self.allocator)
+        self._make_room()
         ops = self._ops
         p = first = span = 0
         prev = None
@@ -286,6 +306,21 @@ class HyperLogLog:
             return self._promote_and_set(index, count)
         ops[p : p + oldlen] = seq
         return self._sparse_updated(prev, index, count)
+
+    def _make_room(self) -> None:
+        """Room for the 3 bytes an update may add, before anything else: greedy
+        ``sdsMakeRoomFor`` (6.2, 7.0), or from 7.2 ``sdsResize`` to ``len + 3`` plus
+        ``min(len + 3, 300)``, capped at ``sparse_max_bytes``, only while the capacity is below
+        it and fewer than 3 bytes are spare."""
+        length = HLL_HEADER_BYTES + len(self._ops)
+        sds = self._sds.with_length(length)
+        if self.build.family not in RESIZING_FAMILIES:
+            self._sds = sds.grow_zero(length + 3).with_length(length)
+        elif sds.capacity < self.sparse_max_bytes and sds.available < 3:
+            wanted = length + 3 + min(length + 3, HLL_SPARSE_GROWTH_CAP)
+            self._sds = sds.resize(min(wanted, self.sparse_max_bytes))
+        else:
+            self._sds = sds
 
     def _sparse_updated(self, prev: int | None, index: int, count: int) -> bool:
         """Step 4 of hllSparseSet: merge adjacent equal VAL opcodes near the change."""
@@ -372,11 +407,13 @@ def unpack_registers(payload: bytes) -> np.ndarray:
 def hll_cost(
     elements: Iterable[str | bytes | int],
     key: str | bytes = "k",
-    allocator: str = DEFAULT_ALLOCATOR,
+    allocator: str | None = None,
+    *,
+    version: str = DEFAULT_RELEASE,
 ) -> KeyCost:
-    """``MEMORY USAGE`` of a key after ``PFADD key e`` for each element in order, on the given
-    jemalloc build (:mod:`setlab.models.allocator`)."""
-    hll = HyperLogLog(allocator=allocator)
+    """What a key costs after ``PFADD key e`` for each element in order, on ``version`` with
+    ``allocator`` (``None``: the release's usual build, :mod:`setlab.models.builds`)."""
+    hll = HyperLogLog(allocator=allocator, version=version)
     hll.add_each(elements)
     return hll.cost(key)
 

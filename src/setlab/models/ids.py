@@ -503,9 +503,8 @@ def set_members(
     width = 0
     if integer:
         width = redis_memory.intset_width(int(values.max()))
-    sds = listpack = 0
-    for length, count in zip(found, counts, strict=True):
-        part = redis_memory.Members.fixed_length(int(count), int(length))
-        sds += part.sds_bytes
-        listpack += part.listpack_bytes
-    return redis_memory.Members(int(values.size), sds, integer, width, int(found.max()), listpack)
+    parts = (
+        redis_memory.Members.fixed_length(int(count), int(length))
+        for length, count in zip(found, counts, strict=True)
+    )
+    return redis_memory.Members.disjoint_union(parts, integers=integer, int_width=width)

@@ -1,11 +1,15 @@
-"""What a Redis key really costs, by type and encoding: SET, string and bitmap.
+"""What a Redis key really costs, by type, encoding and release: SET, string and bitmap.
 
-The model follows Redis 7.0 (``src/object.c``, ``t_set.c``, ``intset.c``, ``dict.c``) on
-jemalloc 5.3 — Debian's ``redis-server`` 7.0.15 by default; pass ``allocator="bundled"``
-for Redis's own build, whose jemalloc has 24-, 40- and 56-byte classes
-(:mod:`setlab.models.allocator`) — and reuses the string model of :mod:`setlab.models.bitmap`.
-``tests/lab/runs/test_live_memory.py`` checks it against the live server's ``MEMORY USAGE key
-SAMPLES 0``, ``OBJECT ENCODING`` and ``GET``:
+The model follows each release family's source (``object.c``, ``t_set.c``, ``intset.c``,
+``dict.c``; Valkey's ``hashtable.c``) on an allocator (:mod:`setlab.models.allocator`), and
+gives two figures for every key (:class:`KeyCost`): ``memory_usage``, what ``MEMORY USAGE key
+SAMPLES 0`` reports, and ``allocated``, what ``used_memory`` grows by once any rehash is done.
+``version=`` names a release (:data:`setlab.models.builds.RELEASES`) and ``allocator=`` its
+build (``None``: the release's usual one). :mod:`setlab.models.exactness` says how exact each
+figure is per family; ``tests/lab/runs/test_live_memory.py`` (7.0) and
+``tests/lab/runs/test_live_memory_releases.py`` (every installed server) check them.
+
+Redis 7.0 (the book's reference, Debian's 7.0.15):
 
 * **SET as intset** (every member an integer, at most ``set-max-intset-entries``, default 512):
   a sorted array of 2-, 4- or 8-byte integers after an 8-byte header, in one allocation.
@@ -13,22 +17,40 @@ SAMPLES 0``, ``OBJECT ENCODING`` and ``GET``:
   is a power of two (at least 4, at least the member count once any rehash has finished), and per
   member a ``dictEntry`` (24 B, which jemalloc serves from its 32-byte class) and the member's own
   sds string. ``MEMORY USAGE`` counts ``sizeof`` for the struct and the entries, not the allocator's
-  rounding, so the bytes the allocator really hands out (``used_memory``) are more: see
-  :attr:`KeyCost.allocated`. While a table is being rehashed incrementally the old bucket array is
-  counted too; :func:`setlab.lab.runs.memory.settle_set` finishes the rehash so the model is exact.
-* **SET as listpack** exists only from Redis 7.2 (non-integer sets of at most 128 members of at
-  most 64 bytes); 7.2 also stops allocating a ``dictEntry`` for a member alone in its bucket. Both
-  are modelled from the 7.2 source and marked as such (``version="7.2"``); no 7.2 server was
-  measured.
+  rounding, so the bytes the allocator really hands out are more. While a table is being rehashed
+  incrementally the old bucket array is counted too; :func:`setlab.lab.runs.memory.settle_set`
+  finishes the rehash.
 * **Strings**: ``int`` (a value that parses as a 64-bit integer; 0–9999 share one object),
   ``embstr`` (at most 44 bytes, robj and sds in one allocation) and ``raw`` (an sds string).
+* ``MEMORY USAGE`` = value + ``robj`` (16 B) + the key's sds + ``dictEntry`` (24 B); it leaves out
+  the keyspace bucket pointer, the allocator's rounding of ``dictEntry``/``dict``, and any
+  fragmentation.
+
+What the other families change (:mod:`setlab.models.builds`; measured on the servers named):
+
+* **6.2** (Redis 6.2.5, bundled jemalloc 5.1): the ``dict`` struct holds two ``dictht`` tables,
+  96 B (``dict.h``); ``MEMORY USAGE`` counts an intset by ``intsetBlobLen`` and an embstr as
+  ``sdslen + 2`` bytes after the robj, not by their allocations (6.2's ``objectComputeSize``).
+  Allocations are as in 7.0.
+* **7.2** (7.2 and 7.4; modelled from the source and from 8.2 and Valkey 8.1, which inherit it,
+  no 7.2 server measured): a set of at most 128 members of at most 64 bytes that are not all
+  integers is a **listpack** (``set-max-listpack-entries``/``-value``); in a hashtable a member
+  alone in its bucket is stored in the bucket itself, with no ``dictEntry`` (``setDictType``
+  ``.no_value = 1``, ``.keys_are_odd = 1``, Redis #11595), and each member chained behind another
+  takes a 16-byte ``dictEntryNoValue``. Which members share a bucket depends on the process's
+  hash seed, so ``allocated`` takes the expected number for a uniform hash. ``MEMORY USAGE``
+  still adds ``sizeof(dictEntry)`` (24 B) for every member, so it overstates the allocation.
+* **8.2** (8.0 and 8.2; Redis 8.2.3, bundled jemalloc): as 7.2, and the key's name lives in the
+  value's object (``kvobj``, #13806), which ``MEMORY USAGE`` counts (#14288) instead of the
+  robj, the key's sds and a ``dictEntry``: :mod:`setlab.models.key_layout`.
+* **valkey-8.1** (Valkey 8.1.8, glibc malloc): keys embedded as in 8.2, and sets in
+  :mod:`setlab.models.valkey_hashtable`'s open-addressing table: no ``dictEntry`` at all,
+  64-byte buckets of seven members, child buckets for crowded ones, all counted by ``MEMORY
+  USAGE`` (whose child buckets, like the allocation, depend on the hash seed).
 
 A HyperLogLog is a string too; its encodings and memory are modelled, bit for bit, in
-:mod:`setlab.models.hyperloglog` on the :class:`KeyCost` and :class:`Ledger` defined here.
-
-``MEMORY USAGE`` = value + ``robj`` (16 B) + the key's sds + ``dictEntry`` (24 B); it leaves out
-the keyspace bucket pointer, the allocator's rounding of ``dictEntry``/``dict``, and any
-fragmentation, which ``INFO memory`` shows as ``used_memory`` and ``used_memory_rss``.
+:mod:`setlab.models.hyperloglog` on the :class:`KeyCost` and :class:`Ledger` of
+:mod:`setlab.models.key_layout`.
 """
 
 from __future__ import annotations
@@ -38,30 +60,38 @@ import math
 import numbers
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from setlab.core.hashing import MASK64
 from setlab.core.validate import check_int
-from setlab.models import bitmap
+from setlab.models import bitmap, valkey_hashtable
 from setlab.models.allocator import DEFAULT_ALLOCATOR, check_allocator
-from setlab.models.bitmap import (
+from setlab.models.builds import DEFAULT_RELEASE, Build
+from setlab.models.key_layout import (
     DICT_ENTRY_BYTES,
     ROBJ_BYTES,
-    jemalloc_size_class,
-    key_overhead_bytes,
-    sds_new_alloc,
+    SDSHDR8_BYTES,
+    KeyCost,
+    Ledger,
+    embeds_value,
 )
+from setlab.models.sds import sds_new_alloc
 
-Version = Literal["7.0", "7.2"]
+#: a release name of :data:`setlab.models.builds.RELEASES`
+Version = str
+#: the releases ``setlab calc set --redis`` offers (the CLI's own list)
 VERSIONS: tuple[str, ...] = ("7.0", "7.2")
 
 POINTER_BYTES = 8
-DICT_BYTES = 56  #: sizeof(dict) in Redis 7.0 (dict.h), what MEMORY USAGE counts
+DICT_BYTES = 56  #: sizeof(dict) in Redis 7.0 to 8.2 (dict.h), what MEMORY USAGE counts
+#: sizeof(dict) by family: Redis 6.2's holds two 32-byte ``dictht`` (dict.h)
+DICT_STRUCT_BYTES = {"6.2": 96, "7.0": DICT_BYTES, "7.2": DICT_BYTES, "8.2": DICT_BYTES}
 DICT_MIN_BUCKETS = 4  #: DICT_HT_INITIAL_SIZE
-DICT_ENTRY_NO_VALUE_BYTES = 16  #: Redis 7.2 dictEntryNoValue {key, next}
+DICT_ENTRY_NO_VALUE_BYTES = 16  #: Redis 7.2+ dictEntryNoValue {key, next}
+#: the families whose sets have listpacks and store a lone member in its bucket (7.2 onwards)
+LISTPACK_SET_FAMILIES = frozenset({"7.2", "8.2", "valkey-8.1"})
 INTSET_HEADER_BYTES = 8  #: intset {uint32 encoding; uint32 length}
 INTSET_MAX_ENTRIES_CAP = 1 << 30  #: t_set.c caps set-max-intset-entries here
 SET_MAX_INTSET_ENTRIES = 512  #: default set-max-intset-entries
@@ -71,17 +101,15 @@ HASH_MAX_LISTPACK_ENTRIES = 512  #: default hash-max-listpack-entries (7.0's red
 HASH_MAX_LISTPACK_VALUE = 64  #: default hash-max-listpack-value (7.0), bytes
 LISTPACK_HEADER_BYTES = 6  #: total bytes (4) + element count (2)
 LISTPACK_END_BYTES = 1
-EMBSTR_SIZE_LIMIT = 44  #: OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-SDSHDR8_BYTES = 3
-OBJ_SHARED_INTEGERS = 10_000  #: values 0..9999 share one preallocated robj
+OBJ_SHARED_INTEGERS = 10_000  #: values 0..9999 share one preallocated robj (before Redis 8)
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _LONG_STR_SIZE = 21  #: string2ll refuses strings this long or longer
 
 
-def _check_version(version: str) -> str:
-    if version not in VERSIONS:
-        raise ValueError(f"version must be one of {', '.join(VERSIONS)}; got {version!r}")
-    return version
+def build_of(version: str, allocator: str | None) -> Build:
+    """The :class:`~setlab.models.builds.Build` a model prices: ``version`` (a release) on
+    ``allocator``, or on the release's usual allocator when ``allocator`` is ``None``."""
+    return Build(version, check_allocator(allocator) if allocator is not None else "")
 
 
 def as_bytes(value: str | bytes | int) -> bytes:
@@ -160,8 +188,11 @@ class Members:
     integers: bool  #: every member is an integer Redis would keep in an intset
     int_width: int  #: intset element width (2, 4 or 8) if ``integers``, else 0
     max_length: int  #: the longest member, bytes
-    listpack_bytes: int  #: sum of the members' listpack entries (Redis 7.2), bytes
-    allocator: str = DEFAULT_ALLOCATOR  #: the jemalloc build ``sds_bytes`` was priced for
+    listpack_bytes: int  #: sum of the members' listpack entries (Redis 7.2+), bytes
+    allocator: str = DEFAULT_ALLOCATOR  #: the allocator ``sds_bytes`` was priced for
+    #: (length in bytes, members of that length): lets :meth:`priced_for` price another build;
+    #: empty for a summary made without it, which then prices only its own allocator
+    lengths: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def of(
@@ -169,15 +200,13 @@ class Members:
     ) -> Members:
         """Summarise real members (duplicates count once, as in ``SADD``)."""
         distinct = {as_bytes(m) for m in members}
-        sds_cache: dict[int, int] = {}
-        sds_total = listpack = longest = 0
+        by_length: dict[int, int] = {}
+        listpack = longest = 0
         width = 2
         integers = True
         for member in distinct:
             length = len(member)
-            if length not in sds_cache:
-                sds_cache[length] = sds_new_alloc(length, allocator)
-            sds_total += sds_cache[length]
+            by_length[length] = by_length.get(length, 0) + 1
             listpack += _listpack_entry_bytes(member)
             longest = max(longest, length)
             number = redis_integer(member) if integers else None
@@ -186,7 +215,9 @@ class Members:
             else:
                 width = max(width, intset_width(number))
         width = width if integers and distinct else 0
-        return cls(len(distinct), sds_total, integers, width, longest, listpack, allocator)
+        lengths = tuple(sorted(by_length.items()))
+        sds = _sds_total(lengths, allocator)
+        return cls(len(distinct), sds, integers, width, longest, listpack, allocator, lengths)
 
     @classmethod
     def fixed_length(cls, count: int, length: int, allocator: str = DEFAULT_ALLOCATOR) -> Members:
@@ -194,8 +225,9 @@ class Members:
         count = check_int("count", count, 0)
         length = check_int("length", length, 1, 2**32)
         entry = _listpack_entry_bytes(b"x" * length)
-        sds = count * sds_new_alloc(length, allocator)
-        return cls(count, sds, False, 0, length, count * entry, allocator)
+        lengths = ((length, count),) if count else ()
+        sds = _sds_total(lengths, allocator)
+        return cls(count, sds, False, 0, length, count * entry, allocator, lengths)
 
     @classmethod
     def decimal_range(cls, start: int, stop: int, allocator: str = DEFAULT_ALLOCATOR) -> Members:
@@ -204,14 +236,60 @@ class Members:
         stop = check_int("stop", stop, start, _INT64_MAX + 1)
         if stop == start:
             return cls(0, 0, True, 0, 0, 0, allocator)
-        sds_total = listpack = 0
+        by_length: dict[int, int] = {}
+        listpack = 0
         for low, high in _same_shape_ranges(start, stop):
             sample = str(low).encode()
-            sds_total += (high - low) * sds_new_alloc(len(sample), allocator)
+            by_length[len(sample)] = by_length.get(len(sample), 0) + high - low
             listpack += (high - low) * _listpack_entry_bytes(sample)
         width = max(intset_width(start), intset_width(stop - 1))
         longest = max(len(str(start)), len(str(stop - 1)))
-        return cls(stop - start, sds_total, True, width, longest, listpack, allocator)
+        lengths = tuple(sorted(by_length.items()))
+        sds = _sds_total(lengths, allocator)
+        return cls(stop - start, sds, True, width, longest, listpack, allocator, lengths)
+
+    @classmethod
+    def disjoint_union(
+        cls, parts: Iterable[Members], *, integers: bool = False, int_width: int = 0
+    ) -> Members:
+        """The members of several summaries that share no member, as one summary (``integers``
+        and ``int_width`` as the caller knows them for the whole). The parts must have been
+        priced for one allocator."""
+        parts = list(parts)
+        allocators = {p.allocator for p in parts} or {DEFAULT_ALLOCATOR}
+        if len(allocators) > 1:
+            raise ValueError(f"parts were priced for different allocators: {sorted(allocators)}")
+        by_length: dict[int, int] = {}
+        for part in parts:
+            for length, count in part.lengths:
+                by_length[length] = by_length.get(length, 0) + count
+        return cls(
+            sum(p.count for p in parts),
+            sum(p.sds_bytes for p in parts),
+            integers,
+            int_width,
+            max((p.max_length for p in parts), default=0),
+            sum(p.listpack_bytes for p in parts),
+            allocators.pop(),
+            tuple(sorted(by_length.items())) if all(p.lengths for p in parts) else (),
+        )
+
+    def priced_for(self, allocator: str) -> Members:
+        """The same members with their sds strings priced for ``allocator``."""
+        if check_allocator(allocator) == self.allocator:
+            return self
+        if not self.lengths and self.count:
+            raise ValueError(
+                f"members were summarised for allocator {self.allocator!r} without their "
+                f"lengths, so they cannot be priced for {allocator!r}: summarise them with "
+                f"allocator={allocator!r}"
+            )
+        return replace(self, sds_bytes=_sds_total(self.lengths, allocator), allocator=allocator)
+
+
+def _sds_total(lengths: Iterable[tuple[int, int]], allocator: str) -> int:
+    """Bytes allocated for the members' sds strings, given (length, count) pairs."""
+    return sum(count * sds_new_alloc(length, allocator) for length, count in lengths)
 
 
 def _same_shape_ranges(start: int, stop: int) -> list[tuple[int, int]]:
@@ -224,93 +302,14 @@ def _same_shape_ranges(start: int, stop: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in itertools.pairwise(points) if b > a]
 
 
-def _members(
-    members: Members | Iterable[str | bytes | int], allocator: str = DEFAULT_ALLOCATOR
-) -> Members:
-    """``members`` summarised for ``allocator``; a summary priced for another build is refused."""
-    check_allocator(allocator)
-    if not isinstance(members, Members):
-        return Members.of(members, allocator)
-    if members.allocator != allocator:
-        raise ValueError(
-            f"members were summarised for allocator {members.allocator!r}, not {allocator!r}"
-        )
-    return members
+def _members(members: Members | Iterable[str | bytes | int], allocator: str) -> Members:
+    """``members`` summarised, or re-priced, for ``allocator``."""
+    if isinstance(members, Members):
+        return members.priced_for(allocator)
+    return Members.of(members, check_allocator(allocator))
 
 
 # -- what a key costs ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KeyCost:
-    """What one Redis key costs, in bytes, split into named parts two ways.
-
-    ``parts`` add up to ``memory_usage`` (what ``MEMORY USAGE key SAMPLES 0`` reports, which
-    counts ``sizeof`` of Redis's structs); ``allocated_parts`` add up to ``allocated`` (what the
-    allocator really hands out, i.e. how much ``used_memory`` grows).
-    """
-
-    kind: str  #: "set", "string" or "hyperloglog"
-    encoding: str  #: what ``OBJECT ENCODING`` says (HLL: "sparse"/"dense" of a raw string)
-    size: int  #: members of a set, bytes of a string
-    memory_usage: int | None  #: ``MEMORY USAGE key SAMPLES 0`` (None: not modelled for 7.2)
-    allocated: int  #: bytes the allocator hands out for key and value
-    parts: dict[str, int] = field(default_factory=dict)
-    allocated_parts: dict[str, int] = field(default_factory=dict)
-    version: str = "7.0"  #: the Redis version modelled; "7.2" is modelled, never measured
-
-    @property
-    def allocated_per_member(self) -> float:
-        """``allocated / size`` (bytes per member, or per byte of string)."""
-        return self.allocated / self.size if self.size else math.inf
-
-    @property
-    def usage_per_member(self) -> float:
-        """``memory_usage / size``."""
-        if self.memory_usage is None or not self.size:
-            return math.nan
-        return self.memory_usage / self.size
-
-
-class Ledger:
-    """Builds a :class:`KeyCost`: each part as ``MEMORY USAGE`` counts it and as allocated.
-
-    Starts with the key's own parts (its sds name and the keyspace ``dictEntry``); add the
-    value's parts with :meth:`add`, then read the total with :meth:`cost`.
-    """
-
-    def __init__(self, key: str | bytes, allocator: str = DEFAULT_ALLOCATOR) -> None:
-        self.allocator = check_allocator(allocator)
-        key_sds = sds_new_alloc(len(as_bytes(key)), allocator)
-        self.usage: dict[str, int] = {}
-        self.alloc: dict[str, int] = {}
-        self.add("key name (sds)", key_sds, key_sds)
-        self.add("keyspace dictEntry", DICT_ENTRY_BYTES, self.size_class(DICT_ENTRY_BYTES))
-
-    def size_class(self, size: int) -> int:
-        """The allocator's class for ``size`` bytes (this ledger's jemalloc build)."""
-        return jemalloc_size_class(size, self.allocator)
-
-    def add(self, name: str, usage: int | None, allocated: int) -> None:
-        """Add a part: bytes ``MEMORY USAGE`` counts (``None``: not modelled) and allocated."""
-        if usage is not None:
-            self.usage[name] = usage
-        self.alloc[name] = allocated
-
-    def cost(
-        self, kind: str, encoding: str, size: int, version: str = "7.0", usage: int | None = None
-    ) -> KeyCost:
-        """The key's :class:`KeyCost`; ``usage`` overrides the sum when Redis rounds it."""
-        if version != "7.0":
-            return KeyCost(
-                kind, encoding, size, None, sum(self.alloc.values()), {}, self.alloc, version
-            )
-        total = sum(self.usage.values()) if usage is None else usage
-        if total != sum(self.usage.values()):
-            self.usage["(rounding of the per-member average)"] = total - sum(self.usage.values())
-        return KeyCost(
-            kind, encoding, size, total, sum(self.alloc.values()), self.usage, self.alloc, version
-        )
 
 
 def dict_buckets(count: int) -> int:
@@ -327,22 +326,22 @@ def set_encoding(
     members: Members | Iterable[str | bytes | int],
     *,
     max_intset_entries: int = SET_MAX_INTSET_ENTRIES,
-    version: Version = "7.0",
+    version: Version = DEFAULT_RELEASE,
 ) -> str:
     """``OBJECT ENCODING`` of a set built by ``SADD`` of ``members`` (no ``SREM``).
 
-    7.0: ``intset`` while every member is an integer and there are at most
-    ``max_intset_entries`` of them, else ``hashtable``. 7.2 adds ``listpack`` for other sets of at
-    most 128 members of at most 64 bytes. Conversions only go one way, so the final encoding does
-    not depend on the order of the ``SADD`` calls.
+    6.2 and 7.0: ``intset`` while every member is an integer and there are at most
+    ``max_intset_entries`` of them, else ``hashtable``. 7.2 onwards (and Valkey) adds
+    ``listpack`` for other sets of at most 128 members of at most 64 bytes. Conversions only go
+    one way, so the final encoding does not depend on the order of the ``SADD`` calls.
     """
     m = members if isinstance(members, Members) else Members.of(members)
     limit = min(check_int("max_intset_entries", max_intset_entries, 0), INTSET_MAX_ENTRIES_CAP)
-    _check_version(version)
+    family = Build(version).family
     if m.integers and m.count <= limit:
         return "intset"
     if (
-        version == "7.2"
+        family in LISTPACK_SET_FAMILIES
         and m.count <= SET_MAX_LISTPACK_ENTRIES
         and m.max_length <= SET_MAX_LISTPACK_VALUE
     ):
@@ -360,49 +359,101 @@ def set_cost(
     key: str | bytes = "k",
     *,
     max_intset_entries: int = SET_MAX_INTSET_ENTRIES,
-    version: Version = "7.0",
-    allocator: str = DEFAULT_ALLOCATOR,
+    version: Version = DEFAULT_RELEASE,
+    allocator: str | None = None,
+    sadd_batch: int = 1,
 ) -> KeyCost:
-    """What a set built by ``SADD key m1 m2 …`` costs on Redis 7.0 (exact) or 7.2 (modelled).
+    """What a set built by ``SADD key m1 m2 …`` costs on ``version`` with ``allocator``.
 
-    ``memory_usage`` is what ``MEMORY USAGE key SAMPLES 0`` reports on 7.0.15 with the given
-    jemalloc build (``MEMORY USAGE`` counts the allocator's size of every sds string) once
-    any incremental rehash has finished (:func:`settle_set`); ``allocated`` adds what it leaves
-    out (jemalloc's rounding of the ``dict`` struct and of every ``dictEntry``). For 7.2 only
-    ``allocated`` is modelled, with the expected number of chained entries for a uniform hash.
+    ``memory_usage`` is what ``MEMORY USAGE key SAMPLES 0`` reports once any incremental rehash
+    has finished (:func:`setlab.lab.runs.memory.settle_set`); ``allocated`` what the allocator
+    hands out for the key (for 7.0: ``memory_usage`` plus the rounding of the ``dict`` struct and
+    of every ``dictEntry``). ``allocator=None`` is the release's usual build (Debian's jemalloc
+    for 7.0). ``sadd_batch`` is how many members each ``SADD`` sends (setlab's ``sadd_all``
+    sends 1,000): only Valkey's table depends on it, being sized for the first call's members.
+    See the module docstring for what each family changes, :mod:`setlab.models.exactness` for
+    how exact each figure is.
     """
-    m = _members(members, allocator)
+    build = build_of(version, allocator)
+    m = _members(members, build.allocator)
     if m.count == 0:
         raise ValueError("a set needs at least one member (Redis deletes empty sets)")
+    sadd_batch = check_int("sadd_batch", sadd_batch, 1)
     encoding = set_encoding(m, max_intset_entries=max_intset_entries, version=version)
-    ledger = Ledger(key, allocator)
-    ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
+    ledger = Ledger(key, build)
+    ledger.add_object()
     if encoding == "intset":
-        blob = ledger.size_class(INTSET_HEADER_BYTES + m.count * m.int_width)
-        ledger.add("intset", blob, blob)
-        return ledger.cost("set", encoding, m.count, version)
+        blob = INTSET_HEADER_BYTES + m.count * m.int_width
+        # 6.2's objectComputeSize counts intsetBlobLen, later ones zmalloc_size
+        ledger.add(
+            "intset",
+            blob if build.family == "6.2" else ledger.size_class(blob),
+            ledger.size_class(blob),
+        )
+        return ledger.cost("set", encoding, m.count)
     if encoding == "listpack":
-        lp = LISTPACK_HEADER_BYTES + m.listpack_bytes + LISTPACK_END_BYTES
-        ledger.add("listpack", None, ledger.size_class(lp))
-        return ledger.cost("set", encoding, m.count, version)
+        lp = ledger.size_class(LISTPACK_HEADER_BYTES + m.listpack_bytes + LISTPACK_END_BYTES)
+        ledger.add("listpack", lp, lp)
+        return ledger.cost("set", encoding, m.count)
+    if build.family == "valkey-8.1":
+        return _valkey_hashtable_set(ledger, m, sadd_batch)
+    return _dict_set(ledger, m)
+
+
+def _dict_set(ledger: Ledger, m: Members) -> KeyCost:
+    """A hashtable set in Redis's ``dict`` (6.2 to 8.2), once any rehash has finished."""
     buckets = dict_buckets(m.count)
-    ledger.add("dict struct", DICT_BYTES, ledger.size_class(DICT_BYTES))
+    struct = DICT_STRUCT_BYTES[ledger.family]
+    ledger.add("dict struct", struct, ledger.size_class(struct))
     ledger.add("bucket array", POINTER_BYTES * buckets, POINTER_BYTES * buckets)
-    if version == "7.0":
+    if ledger.family in LISTPACK_SET_FAMILIES:
+        chained = m.count - expected_occupied_buckets(m.count, buckets)
+        entry = ledger.size_class(DICT_ENTRY_NO_VALUE_BYTES)
+        # MEMORY USAGE still adds sizeof(dictEntry) for every member (object.c)
+        ledger.add(
+            "dictEntry (chained members only)", m.count * DICT_ENTRY_BYTES, round(chained * entry)
+        )
+    else:
         per_entry = ledger.size_class(DICT_ENTRY_BYTES)
         ledger.add("dictEntry per member", m.count * DICT_ENTRY_BYTES, m.count * per_entry)
-    else:
-        chained = m.count - expected_occupied_buckets(m.count, buckets)
-        ledger.add(
-            "dictEntry (chained members only)", None, round(chained * DICT_ENTRY_NO_VALUE_BYTES)
-        )
     ledger.add("member strings (sds)", m.sds_bytes, m.sds_bytes)
     # object.c: asize is a size_t, the per-member average a double
-    base = ROBJ_BYTES + DICT_BYTES + POINTER_BYTES * buckets
     elesize = m.count * DICT_ENTRY_BYTES + m.sds_bytes
-    value = int(float(base) + float(elesize) / m.count * m.count)
-    usage = value + sum(ledger.usage[k] for k in ("key name (sds)", "keyspace dictEntry"))
-    return ledger.cost("set", encoding, m.count, version, usage)
+    usage = _averaged(ledger, struct + POINTER_BYTES * buckets, elesize, m.count)
+    return ledger.cost("set", "hashtable", m.count, usage)
+
+
+def _valkey_hashtable_set(ledger: Ledger, m: Members, sadd_batch: int) -> KeyCost:
+    """A hashtable set in Valkey 8.1's table, once any rehash has finished: the struct, 64-byte
+    top-level buckets, the expected child buckets, and each member's sds (the entry itself)."""
+    vh = valkey_hashtable
+    buckets = vh.buckets_after_inserts(m.count, min(m.count, sadd_batch))
+    children = vh.expected_child_buckets(m.count, buckets)
+    ledger.add(
+        "hashtable struct", vh.HASHTABLE_STRUCT_BYTES, ledger.size_class(vh.HASHTABLE_STRUCT_BYTES)
+    )
+    table = vh.BUCKET_BYTES * buckets
+    ledger.add("bucket array", table, ledger.size_class(table))
+    ledger.add(
+        "child buckets (expected)",
+        round(vh.BUCKET_BYTES * children),
+        round(ledger.size_class(vh.BUCKET_BYTES) * children),
+    )
+    ledger.add("member strings (sds)", m.sds_bytes, m.sds_bytes)
+    table_usage = vh.HASHTABLE_STRUCT_BYTES + table + ledger.usage["child buckets (expected)"]
+    return ledger.cost(
+        "set", "hashtable", m.count, _averaged(ledger, table_usage, m.sds_bytes, m.count)
+    )
+
+
+def _averaged(ledger: Ledger, table: int, elesize: int, count: int) -> int:
+    """``MEMORY USAGE`` of a hashtable set as ``objectComputeSize`` sums it: the object (the robj,
+    or in Redis 8 the object holding the key's name) and ``table`` bytes of struct and buckets,
+    plus the per-member average ``elesize / count`` (a double) times ``count``, truncated to an
+    integer; then the key's own parts before Redis 8."""
+    obj = ledger.usage.get("robj", ledger.usage.get("object + key name", 0))
+    value = int(float(obj + table) + float(elesize) / count * count)
+    return value + sum(v for k, v in ledger.usage.items() if k.startswith(("key name", "keyspace")))
 
 
 def hash_cost(fields: Members, values: Members, key: str | bytes = "k") -> KeyCost:
@@ -425,8 +476,8 @@ def hash_cost(fields: Members, values: Members, key: str | bytes = "k") -> KeyCo
         raise ValueError("fields and values were summarised for different allocators")
     small = max(fields.max_length, values.max_length) <= HASH_MAX_LISTPACK_VALUE
     if fields.count <= HASH_MAX_LISTPACK_ENTRIES and small:
-        ledger = Ledger(key, fields.allocator)
-        ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
+        ledger = Ledger(key, Build(DEFAULT_RELEASE, fields.allocator))
+        ledger.add_object()
         lp = LISTPACK_HEADER_BYTES + fields.listpack_bytes + values.listpack_bytes
         lp += LISTPACK_END_BYTES
         ledger.add("listpack", ledger.size_class(lp), ledger.size_class(lp))
@@ -447,60 +498,83 @@ def hash_cost(fields: Members, values: Members, key: str | bytes = "k") -> KeyCo
     if usage != sum(parts.values()):
         parts["(rounding of the per-member average)"] = usage - sum(parts.values())
     return KeyCost(
-        "hash", "hashtable", fields.count, usage, sum(allocated.values()), parts, allocated
+        "hash",
+        "hashtable",
+        fields.count,
+        usage,
+        sum(allocated.values()),
+        parts,
+        allocated,
+        DEFAULT_RELEASE,
+        fields.allocator,
     )
 
 
-def string_encoding(value: str | bytes | int) -> str:
-    """``OBJECT ENCODING`` after ``SET key value``: ``int``, ``embstr`` or ``raw``."""
+def string_encoding(
+    value: str | bytes | int, key: str | bytes = "k", version: Version = DEFAULT_RELEASE
+) -> str:
+    """``OBJECT ENCODING`` after ``SET key value``: ``int``, ``embstr`` or ``raw``.
+
+    Before Redis 8 a non-integer value of at most 44 bytes is ``embstr``; in Redis 8 and Valkey
+    it is when key and value fit the key's object (:func:`setlab.models.key_layout.embeds_value`).
+    """
     raw = as_bytes(value)
     if len(raw) <= 20 and redis_integer(raw) is not None:
         return "int"
-    return "embstr" if len(raw) <= EMBSTR_SIZE_LIMIT else "raw"
+    key_length = len(as_bytes(key))
+    return "embstr" if embeds_value(key_length, len(raw), Build(version).family) else "raw"
 
 
 def string_cost(
-    value: str | bytes | int, key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+    value: str | bytes | int,
+    key: str | bytes = "k",
+    allocator: str | None = None,
+    *,
+    version: Version = DEFAULT_RELEASE,
 ) -> KeyCost:
-    """What ``SET key value`` costs on Redis 7.0 / jemalloc 5.3 (exact ``MEMORY USAGE``).
+    """What ``SET key value`` costs on ``version`` with ``allocator`` (``None``: its usual one).
 
-    ``int``: the robj's pointer holds the number (values 0–9999 point to a shared robj, so the key
-    allocates no value at all, although ``MEMORY USAGE`` still counts 16 bytes). ``embstr``: robj
-    + sdshdr8 + data + NUL in one allocation. ``raw``: robj + an exact-size sds string.
+    ``int``: the robj's pointer holds the number (before Redis 8 the values 0–9999 point to a
+    shared robj, so the key allocates no value at all, although ``MEMORY USAGE`` still counts 16
+    bytes). ``embstr``: robj + sdshdr8 + data + NUL in one allocation (in Redis 8 and Valkey
+    with the key's name too). ``raw``: the robj (or the key's object) + an exact-size sds
+    string. Redis 6.2's ``MEMORY USAGE`` counts an embstr as ``16 + length + 2`` bytes.
     """
+    build = build_of(version, allocator)
     raw = as_bytes(value)
-    encoding = string_encoding(raw)
-    ledger = Ledger(key, allocator)
+    encoding = string_encoding(raw, key, version)
+    ledger = Ledger(key, build)
     if encoding == "int":
-        shared = 0 <= int(raw) < OBJ_SHARED_INTEGERS
-        ledger.add(
-            "robj (shared integer)" if shared else "robj", ROBJ_BYTES, 0 if shared else ROBJ_BYTES
-        )
+        ledger.add_object(shared=0 <= int(raw) < OBJ_SHARED_INTEGERS)
     elif encoding == "embstr":
-        embedded = ledger.size_class(ROBJ_BYTES + SDSHDR8_BYTES + len(raw) + 1)
-        ledger.add("robj + sds (embedded)", embedded, embedded)
+        embedded = SDSHDR8_BYTES + len(raw) + 1
+        usage = ROBJ_BYTES + len(raw) + 2 if build.family == "6.2" else None
+        ledger.add_object(embedded, usage=usage)
     else:
-        ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
-        value = sds_new_alloc(len(raw), allocator)
-        ledger.add("value (sds)", value, value)
+        ledger.add_object()
+        value_sds = sds_new_alloc(len(raw), build.allocator)
+        ledger.add("value (sds)", value_sds, value_sds)
     return ledger.cost("string", encoding, len(raw))
 
 
 def bitmap_cost(
-    offsets: Iterable[int], key: str | bytes = "k", allocator: str = DEFAULT_ALLOCATOR
+    offsets: Iterable[int],
+    key: str | bytes = "k",
+    allocator: str | None = None,
+    *,
+    version: Version = DEFAULT_RELEASE,
 ) -> KeyCost:
     """A bitmap built by ``SETBIT key o 1`` for each offset in order (a raw string)."""
+    build = build_of(version, allocator)
     offsets = np.asarray(list(offsets), dtype=np.int64)
     if offsets.size == 0:
         raise ValueError("offsets must contain at least one offset")
     # only a write past the current end can grow the string: keep the new running maxima
     running = np.maximum.accumulate(offsets)
     growing = offsets[np.r_[True, running[1:] > running[:-1]]]
-    value = bitmap.bitmap_memory_usage(growing.tolist(), key, allocator) - key_overhead_bytes(
-        key, allocator
-    )
-    ledger = Ledger(key, allocator)
-    ledger.add("robj", ROBJ_BYTES, ROBJ_BYTES)
+    value = bitmap.bitmap_growth(growing.tolist(), build.allocator)[-1].allocation
+    ledger = Ledger(key, build)
+    ledger.add_object()
     ledger.add("bitmap (sds)", value, value)
     return ledger.cost("string", "raw", int(offsets.max()) // 8 + 1)
 
@@ -554,19 +628,29 @@ def growth_summary(kind: str, count: int) -> Members:
 
 
 def per_member_parts(cost: KeyCost) -> dict[str, tuple[float, float]]:
-    """A hashtable set's bytes per member, by part: (as ``MEMORY USAGE`` counts, as allocated)."""
-    if cost.encoding != "hashtable" or cost.memory_usage is None:
-        raise ValueError(f"needs a Redis 7.0 hashtable set; got {cost.encoding} {cost.version}")
+    """A hashtable set's bytes per member, by part: (as ``MEMORY USAGE`` counts, as allocated).
+
+    The entry part is the ``dictEntry`` (every member before 7.2, the chained ones after) or, in
+    Valkey, the child buckets; the robj is shared by all members (0 per member).
+    """
+    if cost.encoding != "hashtable" or cost.kind != "set":
+        raise ValueError(f"needs a hashtable set; got {cost.kind} {cost.encoding}")
     n = cost.size
+    entry = next(
+        k
+        for k in (
+            "dictEntry per member",
+            "dictEntry (chained members only)",
+            "child buckets (expected)",
+        )
+        if k in cost.parts
+    )
     return {
         "member string (sds)": (
             cost.parts["member strings (sds)"] / n,
             cost.allocated_parts["member strings (sds)"] / n,
         ),
         "robj": (0.0, 0.0),
-        "dictEntry": (
-            cost.parts["dictEntry per member"] / n,
-            cost.allocated_parts["dictEntry per member"] / n,
-        ),
+        "dictEntry": (cost.parts[entry] / n, cost.allocated_parts[entry] / n),
         "bucket array": (cost.parts["bucket array"] / n, cost.allocated_parts["bucket array"] / n),
     }

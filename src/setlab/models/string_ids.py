@@ -114,11 +114,7 @@ class StringIDs:
         (a member's sds allocation and listpack entry depend only on its length). Members
         that are integers count as strings: a SET holds them in an intset only when every
         member is one, and a file of only integers is read as integers."""
-        parts = [Members.fixed_length(c, n) for n, c in self.lengths.items()]
-        return Members(
-            sum(p.count for p in parts), sum(p.sds_bytes for p in parts), False, 0,
-            self.longest, sum(p.listpack_bytes for p in parts),
-        )  # fmt: skip
+        return Members.disjoint_union(Members.fixed_length(c, n) for n, c in self.lengths.items())
 
 
 def _sorted_unique(values: np.ndarray) -> np.ndarray:
