@@ -56,6 +56,9 @@ def _remap_candidate(s: StringIDs, needs: choice.Needs) -> choice.Candidate:
         "listing a set's IDs back needs the reverse map too "
         f"({format_bytes(costs['reverse map'])})",
     )
+    if needs.priced_for.build.family != "7.0":
+        caveats += (f"the HASHes are priced as on Redis 7.0 (the hash model's one release), "
+                    f"the bitmap on {needs.priced_for.server}",)  # fmt: skip
     # not plain "Redis": two keys and a script, worth it only when it saves what
     # choice.recommend asks of a module (NATIVE_PREMIUM, NATIVE_SLACK)
     return choice.Candidate(

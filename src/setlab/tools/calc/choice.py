@@ -235,10 +235,10 @@ def cuckoo_candidate(a: Analysis, needs: Needs) -> Candidate:
                      "RedisBloom module", tuple(caveats), exact=False)  # fmt: skip
 
 
-def hll_candidate(a: Analysis, needs: Needs) -> Candidate:
+def hll_candidate(a: Analysis, needs: Needs | None = None) -> Candidate:
     from setlab.models.hyperloglog import HLL_STANDARD_ERROR
 
-    build = needs.priced_for.build
+    build = (needs or Needs()).priced_for.build
     cost = hll_key_cost(a.distinct, build.release, build.allocator)
     return Candidate("HyperLogLog", cost.allocated,
                      f"±{HLL_STANDARD_ERROR:.2%} on the count", "no", "Redis",
