@@ -146,6 +146,7 @@ def test_hll_and_its_exact_set_are_priced_on_the_same_build():
     data = calc.hll_estimate(10**6, "8.2").data
     exact = rm.set_cost(rm.Members.decimal_range(0, 10**6, "bundled"), version="8.2")
     assert data["exact_set_bytes"] == exact.memory_usage and data["release"] == "8.2"
+    assert data["exact_set_allocated"] == exact.allocated
     assert data["allocated"] == calc.hll_key_cost(10**6, "8.2", "bundled").allocated
 
 

@@ -63,18 +63,22 @@ def hll_estimate(n: int, release: str | None = None, allocator: str | None = Non
                            f"{n * (1 - 2 * error):,.0f} … {n * (1 + 2 * error):,.0f})"),
         ("answers", "how many (PFCOUNT), not whether one element is in (no membership)"),
     ]  # fmt: skip
-    exact = None
+    exact = exact_allocated = None
     if n <= 2**40:
         members = redis_memory.Members.decimal_range(0, n, priced.allocator)
-        exact = redis_memory.set_cost(
+        exact_cost = redis_memory.set_cost(
             members, version=priced.release, allocator=priced.allocator
-        ).memory_usage
-        report.rows.append(("exact SET", f"{format_bytes(exact)} for {n:,} integer IDs"))
+        )
+        exact, exact_allocated = exact_cost.memory_usage, exact_cost.allocated
+        report.rows.append(("exact SET", f"{format_bytes(exact)} MEMORY USAGE, "
+                                         f"{format_bytes(exact_allocated)} allocated for {n:,} "
+                                         "integer IDs"))  # fmt: skip
     if cost.encoding == "sparse":
         report.notes.append("sparse encoding while small: dense 12 KiB from a few thousand on")
     report.data = {
         "n": n, "encoding": cost.encoding, "memory_usage": cost.memory_usage,
         "allocated": cost.allocated, "standard_error": error, "exact_set_bytes": exact,
+        "exact_set_allocated": exact_allocated,
         **priced.as_json(),
     }  # fmt: skip
     return report
