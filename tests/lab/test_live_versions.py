@@ -44,7 +44,8 @@ def test_an_old_private_server_is_not_started_and_the_book_runs_embedded(env, ol
     assert printed.count("\n") == 1, "the banner is one line"
     assert printed.startswith("embedded fakeredis")
     assert f"redis-server 6.2.5 ({old_binary}) is not used" in printed
-    assert "MEMORY USAGE" in printed and "reference runs" in printed
+    assert "ziplist" in printed and "reference runs" in printed
+    assert "SETLAB_REDIS_SERVER=6.2" in printed, "it names the way to run on 6.2 all the same"
 
 
 def test_the_fallback_shows_the_stored_reference_run(env, old_binary):
@@ -73,16 +74,30 @@ def test_an_old_server_of_your_own_is_used_with_a_one_line_warning(env, old_bina
         lab = setlab.connect("old-yours", user="t")
         lines = capsys.readouterr().out.splitlines()
         assert lab.is_real and lab.version == (6, 2, 5)
-        assert lines[0].startswith(f"live Redis 6.2.5 (jemalloc-5.1.0) on 127.0.0.1:{server.port}")
+        assert lines[0].startswith(
+            f"live Redis 6.2.5 (jemalloc-5.1.0, 8-byte quantum; the book's models: modelled) "
+            f"on 127.0.0.1:{server.port}"
+        )
         warning = f"warning: Redis 6.2.5 at 127.0.0.1:{server.port} is older than 7.0"
         assert lines[1].startswith(warning) and lines[1] == lab.version_warning
-        for differs in ("encodings", "MEMORY USAGE", "commands"):
+        for differs in ("encodings", "commands"):
             assert differs in lines[1]
+        assert "MEMORY USAGE" not in lines[1], "6.2's memory is priced (setlab calc --redis 6.2)"
         # ... and the warning is true: a small hash is a ziplist there, a listpack on 7.0
         key = lab.key("h")
         lab.r.hset(key, "field", "value")
         assert lab.r.object("encoding", key) == b"ziplist"
         lab.cleanup()
+
+
+def test_the_6_2_release_named_runs_live_with_the_warning(env, old_binary, capsys):
+    env.setenv("SETLAB_REDIS_SERVER", "6.2")
+    lab = setlab.connect("old-named")
+    lines = capsys.readouterr().out.splitlines()
+    assert lab.is_real and lab.server is not None and lab.server.binary == old_binary
+    assert lines[0].startswith("live Redis 6.2.5 (jemalloc-5.1.0, 8-byte quantum")
+    assert lines[1].startswith("warning: Redis 6.2.5 at a private server started by setlab")
+    lab.cleanup()
 
 
 def test_your_own_7_0_server_gets_no_warning(env, foreign_server, capsys):

@@ -86,8 +86,10 @@ def test_an_allocation_the_guard_refuses_is_not_attempted(foreign_server, monkey
 # -- writing: the stored run is replaced whole or not at all --------------------------------------
 
 #: a stand-in for a live lab: the facts reference.save labels a run with
-LAB = types.SimpleNamespace(is_real=True, version_text="7.0.15", allocator="jemalloc-5.3.0",
-                            modules={}, kind="live")  # fmt: skip
+LAB = types.SimpleNamespace(
+    is_real=True, version_text="7.0.15", allocator="jemalloc-5.3.0", modules={}, kind="live",
+    profile=types.SimpleNamespace(name="Redis 7.0.15", build=None),
+)  # fmt: skip
 OLD = {
     "name": "a-run", "measured": "2026-01-01", "rows": [{"n": 1}],
     "server": {"redis_version": "7.0.15", "allocator": "jemalloc-5.3.0", "modules": {}},
@@ -99,7 +101,8 @@ FULL_DISK = """
 import resource, signal, sys, types
 from setlab.lab import reference
 lab = types.SimpleNamespace(is_real=True, version_text="7.0.15", allocator="jemalloc-5.3.0",
-                            modules={}, kind="live")
+                            modules={}, kind="live",
+                            profile=types.SimpleNamespace(name="Redis 7.0.15", build=None))
 rows = [{"n": i, "note": "x" * 40} for i in range(2000)]
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE,

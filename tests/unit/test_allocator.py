@@ -81,8 +81,9 @@ def test_a_summary_priced_for_one_build_is_priced_again_for_another_from_its_len
     assert redis_memory.set_cost(members, "k", allocator="bundled").encoding == "hashtable"
     # a summary made without its lengths prices only the build it was made for
     bare = redis_memory.Members(10, 10 * 24, False, 0, 16, 10 * 18, "bundled")
+    assert redis_memory.set_cost(bare, "k").allocator == "bundled"
     with pytest.raises(ValueError, match="summarised for allocator 'bundled' without"):
-        redis_memory.set_cost(bare, "k")
+        redis_memory.set_cost(bare, "k", allocator="debian")
 
 
 def test_a_new_hyperloglog_fits_the_24_byte_class_only_on_the_bundled_build():

@@ -166,6 +166,11 @@ def test_members_priced_again_and_joined():
     # glibc: 1 + 16 + 1 = 18 -> a 32-byte chunk, 24 usable; 3 + 40 + 1 = 44 -> 64, 56 usable
     assert joined.priced_for("libc").sds_bytes == 3 * 24 + 2 * 56
     assert rm.Members.of(["a" * 16] * 2 + ["b" * 16]).lengths == ((16, 2),)
+    # a summary without its lengths keeps its own build unless another is asked for
+    bare = rm.Members(5, 5 * 32, False, 0, 16, 5 * 18)
+    assert rm.set_cost(bare, version="7.2").allocator == "debian"
+    with pytest.raises(ValueError, match="without their lengths"):
+        rm.set_cost(bare, version="7.2", allocator="bundled")
     with pytest.raises(ValueError, match="different allocators"):
         rm.Members.disjoint_union([parts[0], rm.Members.fixed_length(1, 5, "libc")])
 

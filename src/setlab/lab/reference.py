@@ -89,13 +89,15 @@ class RunInfo:
     modules: Mapping[str, str]
     cpu: str
     cores: int
+    #: "Valkey 8.1.8" where the server was not Redis (Valkey reports redis_version 7.2.4)
+    server_name: str = ""
 
     @property
     def label(self) -> str:
         """``reference run: Redis 7.0.15 (jemalloc-5.3.0), <cpu>, 2 cores, measured <date>``."""
         return (
-            f"reference run: Redis {self.redis_version} ({self.allocator}), {self.cpu}, "
-            f"{self.cores} cores, measured {self.measured}"
+            f"reference run: {self.server_name or 'Redis ' + self.redis_version} "
+            f"({self.allocator}), {self.cpu}, {self.cores} cores, measured {self.measured}"
         )
 
 
@@ -123,6 +125,7 @@ def run_info(name: str, labelled: Mapping[str, Any]) -> RunInfo:
         modules=dict(server.get("modules", {})),
         cpu=machine["cpu"],
         cores=int(machine["cores"]),
+        server_name=server.get("name", ""),
     )
 
 
@@ -164,8 +167,12 @@ def machine_facts() -> dict[str, Any]:
 
 
 def server_facts(lab: Lab) -> dict[str, Any]:
-    """Redis version, allocator and modules of the lab's server."""
+    """Redis version, allocator and modules of the lab's server, and its name (Redis or Valkey,
+    with the flavour's own version) and the release the models price it as."""
+    profile = lab.profile
     return {
+        "name": profile.name,
+        "release": profile.build.release if profile.build else None,
         "redis_version": lab.version_text,
         "allocator": lab.allocator,
         "modules": lab.modules,
@@ -289,7 +296,7 @@ def live_label(lab: Lab) -> str:
     """``this run: Redis 7.0.15 (jemalloc-5.3.0) on a private server started by setlab``, or
     ``… on 10.0.0.5:6379`` on the reader's own server (:attr:`Lab.where`)."""
     allocator = lab.allocator or "allocator not reported"
-    return f"this run: Redis {lab.version_text} ({allocator}) on {lab.where}"
+    return f"this run: {lab.profile.name} ({allocator}) on {lab.where}"
 
 
 def _missing(lab: Lab, needs: tuple[Capability, ...]) -> str:

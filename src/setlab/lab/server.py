@@ -62,7 +62,12 @@ def find_redis_server(server: str | None = None) -> str | None:
     if explicit:
         if "/" in explicit:
             return explicit if Path(explicit).is_file() else None
-        return servers.find(explicit)
+        try:
+            return servers.find(explicit)
+        except servers.UnknownServer as exc:
+            if server:
+                raise
+            raise servers.UnknownServer(f"{REDIS_SERVER_ENV}={explicit}: {exc}") from None
     return shutil.which("redis-server")
 
 

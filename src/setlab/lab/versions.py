@@ -46,9 +46,20 @@ HIDDEN_VERSION = "(version hidden by the ACL)"
 
 #: what differs on an older server, in the words of every message below
 DIFFERENCES = (
+    "encodings (ziplist, not listpack, for small hashes, lists and sorted sets), "
+    "MEMORY USAGE (the models price 6.2 and 7.0 on) and commands added in 7.0 "
+    "(CLUSTER ADDSLOTSRANGE, BITCOUNT ... BIT)"
+)
+#: what differs on a 6.2, whose memory the models price (``setlab calc --redis 6.2``)
+DIFFERENCES_6_2 = (
     "encodings (ziplist, not listpack, for small hashes, lists and sorted sets) and commands "
     "added in 7.0 (CLUSTER ADDSLOTSRANGE, BITCOUNT ... BIT)"
 )
+
+
+def differences(version: tuple[int, ...]) -> str:
+    """What differs from the pages on a server of ``version`` older than :data:`MINIMUM`."""
+    return DIFFERENCES_6_2 if builds.release_of(version) == "6.2" else DIFFERENCES
 
 
 def version_text(version: tuple[int, ...]) -> str:
@@ -92,10 +103,11 @@ def _private_refusal(binary: str, _stamp: int) -> str | None:
     if is_supported(version):
         return None
     return (
-        f"redis-server {version_text(version)} ({binary}) is not used: the book models Redis "
-        f"{version_text(MINIMUM)} or later, and {DIFFERENCES} differ. The chapters show the "
-        "stored reference runs; install Redis 7 (Debian 12: apt-get install redis-server) or "
-        "point SETLAB_REDIS_SERVER at one for live runs"
+        f"redis-server {version_text(version)} ({binary}) is not used: the chapters are written "
+        f"for Redis {version_text(MINIMUM)} or later, and {differences(version)} differ. The "
+        "chapters show the stored reference runs; install Redis 7 (Debian 12: apt-get install "
+        "redis-server) or point SETLAB_REDIS_SERVER at one for live runs (a release name, "
+        "SETLAB_REDIS_SERVER=6.2, runs them on the book's 6.2 all the same)"
     )
 
 
@@ -109,7 +121,8 @@ def foreign_warning(version: tuple[int, ...], where: str) -> str | None:
         return None
     return (
         f"warning: Redis {version_text(version)} at {where} is older than "
-        f"{version_text(MINIMUM)}, the oldest the chapters are written for: {DIFFERENCES} will "
+        f"{version_text(MINIMUM)}, the oldest the chapters are written for: "
+        f"{differences(version)} will "
         "differ from the pages; runs on it are labelled with its version"
     )
 

@@ -17,7 +17,7 @@ power-of-two interval (80, 96, 112, 128, 160, …, 16 KiB, 20 KiB, …, 512 MiB,
 the table in the "IMPLEMENTATION NOTES" of the jemalloc(3) manual. A server tells which build
 it is in ``MEMORY MALLOC-STATS`` ("Quantum size: 16" or "Quantum size: 8").
 
-* ``"libc"`` — a build with ``MALLOC=libc`` (Valkey's and Redis 6.2's PyPI wheels, ``redis-server
+* ``"libc"`` — a build with ``MALLOC=libc`` (Valkey's PyPI wheel, whose ``valkey-server
   --version`` says ``malloc=libc``): glibc's ``malloc``, whose ``malloc_usable_size`` Redis reports
   (``zmalloc.h``, ``HAVE_MALLOC_SIZE`` on glibc). A chunk is the request plus an 8-byte header,
   rounded up to 16 bytes (at least 32); the usable size is the chunk less its header. Requests of

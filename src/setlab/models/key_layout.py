@@ -33,7 +33,7 @@ DICT_ENTRY_BYTES = 24  #: sizeof(dictEntry) {key, value, next}: keyspace entries
 #: the families whose objects hold their key's name (Redis 8 ``kvobj``, Valkey 8)
 EMBEDDED_KEY_FAMILIES = frozenset({"8.2", "valkey-8.1"})
 #: a key this long or longer gets 8 bytes for an expire time in its object (Valkey's
-#: KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD; Redis 8.2 measured the same from 132 bytes on)
+#: KEY_SIZE_TO_INCLUDE_EXPIRE_THRESHOLD; Redis 8.2 measured alike: none at 107 bytes, 8 at 132)
 LONG_KEY_BYTES = 128
 EXPIRE_FIELD_BYTES = 8
 #: a string value is embedded in its key's object when the whole object stays within 64 bytes

@@ -57,7 +57,9 @@ FIGURES.add("errata-judged", lambda: _sentences("judged"))
 RULES = (
     "Like with like: a latency with a latency (inside Redis, by `SLOWLOG`, or a client's round "
     "trip, said which), a throughput with a throughput, bytes with bytes, at the offset, scale "
-    "and load the seed names.",
+    "and load the seed names, on the server release the seed meant (the seeds wrote in the "
+    "Redis 5/6 era: where a figure changes with the release, the entry names the release each "
+    "figure is for, and judges the seed's on 6.2 where it fits 6.2 and not 7.0).",
     "The exact command the seed would run, with the module's and the server's defaults (a "
     "`BF.RESERVE` with its default expansion, a `SETBIT` under the default "
     "`proto-max-bulk-len`).",

@@ -102,6 +102,7 @@ BOOK_TERMS: list[BookTerm] = [
     BookTerm("load (k·n/m)", "nk-vs-m-saturation", "Hash count times items over bits: the one number a Bloom filter's fill and error depend on.", "load"),
     BookTerm("round trip", "sharded-bloom", "One request and its reply over the network; bulk loads pay it per batch, not per command."),
     BookTerm("pipeline", "sharded-bloom", "Sending many commands before reading the replies, to pay one round trip for all of them."),
+    BookTerm("RedisBloom", "scalable-bloom", "The module behind BF.* and CF.* (Bloom and cuckoo filters) up to Redis 7.4; Redis 8 ships the same types built in."),
     BookTerm("sub-filter", "scalable-bloom", "One of the filters a scaling RedisBloom key stacks when the previous one fills."),
     BookTerm("EXPANSION", "scalable-bloom", "How much larger each new RedisBloom sub-filter is than the last."),
     BookTerm("fingerprint", "cuckoo-kick-chains", "The few bits of an item's hash a cuckoo filter stores in a slot instead of the item."),

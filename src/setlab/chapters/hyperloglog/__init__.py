@@ -18,7 +18,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from setlab.chapters import open_page
-from setlab.chapters.hyperloglog import claims
+from setlab.chapters.hyperloglog import claims, per_release
 from setlab.core.figure_cache import kept
 from setlab.core.formats import format_bytes
 from setlab.core.hashing import murmur64a, murmur64a_rows
@@ -461,3 +461,6 @@ def error_figure(errors: dict[int, np.ndarray], hashed: np.ndarray) -> Figure:
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
 claims.register(FIGURES)
+
+# every release measured: the stored per-release run (reference/measure_releases.py)
+per_release.register(FIGURES)

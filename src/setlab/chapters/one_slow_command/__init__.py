@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from setlab.chapters import open_page
-from setlab.chapters.one_slow_command import claims
+from setlab.chapters.one_slow_command import claims, per_release
 from setlab.core.formats import format_bytes, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.cluster import LocalCluster
@@ -388,3 +388,6 @@ def plot_skew(per_node: dict[str, list[int]]) -> Figure:
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
 claims.register(FIGURES)
+
+# every release measured: the stored per-release run (reference/measure_releases.py)
+per_release.register(FIGURES)

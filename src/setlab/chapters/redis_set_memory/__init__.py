@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from setlab.chapters import open_page
-from setlab.chapters.redis_set_memory import claims
+from setlab.chapters.redis_set_memory import claims, per_release
 from setlab.core.formats import format_bytes
 from setlab.lab.backend import Lab
 from setlab.lab.runs.memory import (
@@ -508,3 +508,6 @@ def growth_figure(measured: Sequence[GrowthRow], label: str, max_n: int = 1_000_
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
 claims.register(FIGURES)
+
+# every release measured: the stored per-release run (reference/measure_releases.py)
+per_release.register(FIGURES)

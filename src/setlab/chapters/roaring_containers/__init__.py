@@ -3,8 +3,9 @@
 Every number the chapter's prose and verdict table show is a figure on :data:`FIGURES`,
 computed once from :mod:`setlab.models.roaring` (and the other models) or from the stored
 reference run (:class:`setlab.lab.runs.roaring.RoaringReference`). What a live server measures
-on this run comes from :func:`contention_measurement` and :func:`window_measurement`, which
-return the reference run's record, labelled as such, where the backend cannot measure.
+on this run comes from :func:`contention_measurement`, :func:`window_measurement` and
+:func:`operators_measurement` (Redis 8.2's new ``BITOP`` operators, whose stored run is on 8.2),
+which return the stored run's record, labelled as such, where the backend cannot measure.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from setlab.core.figure_cache import kept
 from setlab.core.formats import format_bytes, format_bytes_si, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, live_or_reference
+from setlab.lab.runs import window_operators as wo
 from setlab.lab.runs.roaring import (
     METHODS,
     Contention,
@@ -72,6 +74,12 @@ def start() -> Lab:
 def reference_run() -> RoaringReference:
     """The stored reference run (read once)."""
     return RoaringReference.load()
+
+
+@cache
+def operators_run() -> wo.OperatorsReference:
+    """The stored run of Redis 8.2's ``BITOP`` operators on the window (read once)."""
+    return wo.OperatorsReference.load()
 
 
 @cache
@@ -308,6 +316,47 @@ def _w_size() -> str:
     return format_bytes(reference_run().window.serialized_bytes_per_day)
 
 
+@FIGURES.figure("rc-ops-server")
+def _ops_server() -> str:
+    run = operators_run().run
+    return run.server_name or f"Redis {run.redis_version}"
+
+
+@FIGURES.figure("rc-ops-old-commands")
+def _ops_old_commands() -> str:
+    counts = [a.old_way.commands for a in operators_run().window.answers]
+    return f"{min(counts)} to {max(counts)}"
+
+
+def _ops_speedup(operator: str) -> float:
+    answer = operators_run().window.answer(operator)
+    if answer.operator_way is None:
+        raise ValueError(f"the stored run has no BITOP {operator} (it lacked the operators)")
+    return answer.old_way.server_s / answer.operator_way.server_s
+
+
+@FIGURES.figure("rc-ops-one-new")
+def _ops_one_new() -> str:
+    way = operators_run().window.answer("ONE").operator_way
+    return format_duration(way.server_s) if way else "not measured"
+
+
+@FIGURES.figure("rc-ops-one-old")
+def _ops_one_old() -> str:
+    return format_duration(operators_run().window.answer("ONE").old_way.server_s)
+
+
+@FIGURES.figure("rc-ops-one-speedup")
+def _ops_one_speedup() -> str:
+    return f"{_ops_speedup('ONE'):.1f}"
+
+
+@FIGURES.figure("rc-ops-others-speedup")
+def _ops_others_speedup() -> str:
+    ratios = [_ops_speedup(op) for op in wo.OPERATORS if op != "ONE"]
+    return f"{min(ratios):.1f} to {max(ratios):.1f}"
+
+
 # -- the rest of seed 000 §6.1 and seed 003's comparison ------------------------------------------
 
 FIGURES.add("rc-chunks", lambda: f"{2**ro.CHUNK_BITS:,}")
@@ -466,6 +515,56 @@ def window_text(measured: Measurement[WindowTimings]) -> str:
         f"{format_duration(w.in_process)}, fetched from Redis and deserialized "
         f"{format_duration(w.from_redis)}, BITOP OR on plain bitmaps {bitop}"
     )
+
+
+def operators_measurement(
+    lab: Lab, rng: np.random.Generator, daily: int = 1_000_000
+) -> Measurement[wo.WindowOperators]:
+    """Four questions about seven daily bitmaps (``daily`` users of ``10 × daily`` each), each
+    answered with Redis 8.2's ``BITOP`` operator and with the fewest Redis 7.0 commands
+    (:func:`setlab.lab.runs.window_operators.window_operators`): this run where the server has
+    the operators, else the stored run on Redis 8.2.3 (a million users a day), saying why."""
+    ref = operators_run()
+    absent = wo.missing_operators(lab) if lab.is_real else ""
+    if absent:
+        return Measurement(ref.window, False, ref.run.label, f"{lab.profile.name} has {absent}")
+
+    def measure(lab: Lab) -> wo.WindowOperators:
+        days = ro.daily_bitmaps(rng, daily=daily, population=10 * daily)
+        return wo.window_operators(lab, days)
+
+    return live_or_reference(lab, measure, lambda: ref.window, run_info=ref.run)
+
+
+def _users(answer: wo.Answer) -> str:
+    if answer.agrees:
+        return f"{answer.expected:,}"
+    new = f"8.2 {answer.operator_way.count:,}, " if answer.operator_way else ""
+    return f"differ: {new}7.0 {answer.old_way.count:,}, pyroaring {answer.expected:,}"
+
+
+def operators_table(measured: Measurement[wo.WindowOperators]) -> str:
+    """The questions × (8.2 operator, 7.0 way) as a Markdown table: commands, time inside Redis
+    and users in the answer (equal to pyroaring's where it says so), headed by where it was
+    measured and, for a stored run, why this run measured none of it."""
+    why = measured.why_not_live.rstrip(".")
+    why = f" (this run measured none of it: {why})" if why else ""
+    lines = [
+        f"*{measured.label}*{why}",
+        "",
+        "| question | Redis 8.2, one command | inside Redis | Redis 7.0 way | inside Redis "
+        "| users (= pyroaring) |",
+        "|:--|:--|--:|:--|--:|--:|",
+    ]
+    for a in measured.value.answers:
+        new, old = a.operator_way, a.old_way
+        spare = f", {old.temporaries} temporary keys" if old.temporaries else ""
+        new_time = format_duration(new.server_s) if new else "no such operator"
+        lines.append(
+            f"| {a.question} | `BITOP {a.operator}` | {new_time} | {old.commands} commands{spare} "
+            f"| {format_duration(old.server_s)} | {_users(a)} |"
+        )
+    return "\n".join(lines)
 
 
 # -- plots ---------------------------------------------------------------------------------------

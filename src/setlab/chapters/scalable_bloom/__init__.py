@@ -19,7 +19,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from setlab.chapters import open_page
-from setlab.chapters.scalable_bloom import claims
+from setlab.chapters.scalable_bloom import claims, per_release
 from setlab.chapters.scalable_bloom import full_scale as scalable_bloom_full_scale
 from setlab.core.formats import format_bytes, format_count, format_duration, format_rate
 from setlab.lab.backend import Lab, connect
@@ -533,3 +533,6 @@ scalable_bloom_full_scale.register(FIGURES)
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
 claims.register(FIGURES)
+
+# every release measured: the stored per-release run (reference/measure_releases.py)
+per_release.register(FIGURES)

@@ -14,7 +14,7 @@ from functools import cache
 from matplotlib.figure import Figure
 
 from setlab.chapters import open_page
-from setlab.chapters.setbit_offset import claims
+from setlab.chapters.setbit_offset import claims, per_release
 from setlab.core.formats import format_bytes, format_duration
 from setlab.lab.backend import Lab
 from setlab.lab.reference import Measurement, beside, live_or_reference
@@ -406,3 +406,6 @@ def plot_stall(stall: Measurement[StallTimeline]) -> Figure:
 # -- claims: every one, in seed order, is in claims.py --------------------------------------------
 
 claims.register(FIGURES)
+
+# every release measured: the stored per-release run (reference/measure_releases.py)
+per_release.register(FIGURES)

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any, Literal
 
 import numpy as np
+import redis
 from redis.exceptions import RedisError
 
 from setlab.core.validate import check_int
@@ -41,8 +42,15 @@ from setlab.models.redis_memory import (
 
 def sadd_all(lab: Lab, key: str, members: Iterable[str | bytes | int], batch: int = 1000) -> int:
     """``SADD`` members in pipelined batches; returns how many were new."""
+    return sadd_members(lab.r, key, members, batch)
+
+
+def sadd_members(
+    r: redis.Redis, key: str, members: Iterable[str | bytes | int], batch: int = 1000
+) -> int:
+    """:func:`sadd_all` on a bare client (a server of another release, started by a script)."""
     batch = check_int("batch", batch, 1)
-    pipe = lab.r.pipeline(transaction=False)
+    pipe = r.pipeline(transaction=False)
     chunk: list[str | bytes | int] = []
     for member in members:
         chunk.append(member)
@@ -74,13 +82,20 @@ def settle_set(lab: Lab, key: str, chunk: int = SCRIPT_STEPS) -> int:
     that many ``SISMEMBER`` calls always finish the job. They run server-side in a Lua loop,
     ``chunk`` per ``EVAL`` (at most :data:`SCRIPT_STEPS`).
     """
+    return settle(lab.r, key, chunk)
+
+
+def settle(r: redis.Redis, key: str, chunk: int = SCRIPT_STEPS) -> int:
+    """:func:`settle_set` on a bare client. Enough on every release measured: Valkey 8.1's
+    hashtable also moves a bucket (of up to seven entries) per lookup while it rehashes
+    (``rehashStepOnReadIfNeeded`` in ``src/hashtable.c``), so its fewer buckets need fewer."""
     chunk = check_int("chunk", chunk, 1, SCRIPT_STEPS)
-    size = int(lab.r.scard(key))
+    size = int(r.scard(key))
     if not size:
         return 0
     lookups = dict_buckets(size) // 2
     for done in range(0, lookups, chunk):
-        lab.r.eval(_SETTLE_SCRIPT, 1, key, min(chunk, lookups - done))
+        r.eval(_SETTLE_SCRIPT, 1, key, min(chunk, lookups - done))
     return lookups
 
 
@@ -316,12 +331,33 @@ def measure_big_set(lab: Lab, kind: str, count: int) -> BigSetRow:
             usage = int(lab.r.memory_usage(key, samples=0))
             samples = int(lab.r.memory_usage(key))
             held, left = (_info_fields(text) for text in lab.r.eval(_DEL_BETWEEN_INFO, 1, key))
+            left = freed_lazily(lab, left)
             freed = data_memory(held) - data_memory(left)
     finally:
         lab.r.delete(key)
     return BigSetRow(
         kind, count, key, build_s, cost.memory_usage, cost.allocated, usage, samples, freed
     )
+
+
+#: how long :func:`freed_lazily` waits for a background free (seconds)
+LAZY_FREE_WAIT_S = 30.0
+
+
+def freed_lazily(lab: Lab, after: dict[str, str]) -> dict[str, str]:
+    """``INFO memory`` once a ``DEL`` that the server handed to its background thread is done.
+
+    Valkey 8 frees big values lazily by default (``lazyfree-lazy-user-del yes``): right after
+    the ``DEL`` the value is still allocated and ``lazyfree_pending_objects`` counts it, so the
+    fall of ``used_memory`` would read as nothing, or less than nothing. ``after`` is the reading
+    taken just after the ``DEL``; when nothing is pending it is returned as it is, otherwise
+    ``INFO memory`` is read again until nothing is (a reading the cron may have touched: a few
+    KiB of a set's megabytes)."""
+    deadline = time.monotonic() + LAZY_FREE_WAIT_S
+    while int(after.get("lazyfree_pending_objects", 0)) and time.monotonic() < deadline:
+        time.sleep(0.005)
+        after = {k: str(v) for k, v in lab.r.info("memory").items()}
+    return after
 
 
 # -- MEMORY USAGE's sampling --------------------------------------------------------------------
