@@ -182,8 +182,10 @@ def test_text_and_json_say_the_same_thing(tmp_path):
 def test_needs_are_checked_at_the_boundary():
     with pytest.raises(ValueError, match="error"):
         choice.Needs(error=0)
-    with pytest.raises(ValueError, match="version"):
-        choice.Needs(version="6.0")
+    with pytest.raises(ValueError, match="--redis must be one of"):
+        choice.Needs(release="6.0")
+    with pytest.raises(ValueError, match="--allocator must be one of"):
+        choice.Needs(allocator="tcmalloc")
 
 
 # -- the picture ----------------------------------------------------------------------------------

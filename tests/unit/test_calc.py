@@ -242,7 +242,7 @@ def test_set_from_a_file_equals_the_set_of_its_lines(tmp_path, kind):
 def test_set_estimate_refuses_what_it_cannot_model():
     for kwargs, message in [
         ({"member_type": "float"}, "member type"), ({"member_type": "string"}, "--length"),
-        ({"version": "6.2"}, "version"), ({"length": 5}, "--length is for string"),
+        ({"release": "6.0"}, "--redis must be one of"), ({"length": 5}, "--length is for string"),
     ]:  # fmt: skip
         with pytest.raises(ValueError, match=message):
             calc.set_estimate(10, **kwargs)

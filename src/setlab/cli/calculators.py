@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from setlab.cli.options import (
+    allocator_option,
     argument_type,
     emit,
     format_option,
@@ -33,7 +34,7 @@ from setlab.tools.calc.calculator import Calculator, Option
 #: (:data:`setlab.tools.calc.calculator.SHARED_OPTIONS`)
 SHARED: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "format": format_option, "max-ids": max_ids_option, "redis": redis_option,
-    "progress": progress_option,
+    "allocator": allocator_option, "progress": progress_option,
 }  # fmt: skip
 
 

@@ -31,6 +31,7 @@ import sys
 from typing import Any, NoReturn
 
 from setlab.cli.options import (
+    allocator_option,
     count,
     format_option,
     json_option,
@@ -101,8 +102,8 @@ def _advise(args: argparse.Namespace) -> int:
 
     server, source = capacity.server_budget(args.server_memory)
     options = choice.Needs(
-        error=args.error, deletes=args.deletes, count_only=args.count_only, version=args.redis,
-        sets=args.sets, server=server, server_source=source,
+        error=args.error, deletes=args.deletes, count_only=args.count_only, release=args.redis,
+        allocator=args.allocator, sets=args.sets, server=server, server_source=source,
     )  # fmt: skip
     strings, source = args.format == "str", args.file
     if args.format == "auto":
@@ -135,8 +136,9 @@ def _audit(args: argparse.Namespace) -> int:
     options = dict(match=args.match, sample=args.sample, rate=args.rate, timeout=args.timeout,
                    progress=_progress(args.progress))  # fmt: skip
     if args.rdb:
-        with snapshot.loaded(args.rdb) as url:
-            result = audit.audit(url, label=f"the snapshot {args.rdb}", **options)
+        with snapshot.loaded(args.rdb) as loaded:
+            result = audit.audit(loaded.url, label=f"the snapshot {args.rdb}",
+                                 snapshot=loaded.as_json(), **options)  # fmt: skip
     else:
         url = os.environ.get("REDIS_URL", "")
         if not url:
@@ -204,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     max_ids_option(p)
     memory_option(p)
     redis_option(p)
+    allocator_option(p)
     progress_option(p)
     json_option(p)
     p.set_defaults(func=_advise)
@@ -213,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "audit", help="read-only analysis of your Redis (REDIS_URL) or of an RDB snapshot",
         description="Read every key of the server at REDIS_URL (or of a snapshot loaded into a "
-        "private redis-server) without writing anything, group keys by pattern, and report "
+        "private server of a release that reads its format) without writing anything, group "
+        "keys by pattern, and report "
         "what the book's chapters would: sparse or far-reaching bitmaps, Bloom filters past "
         "their capacity, integer SETs out of the intset encoding, big keys and what a DEL of "
         "them blocks, each with what the alternative costs.",

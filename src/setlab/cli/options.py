@@ -120,8 +120,30 @@ def max_ids_option(p: argparse.ArgumentParser) -> None:
 
 
 def redis_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--redis", choices=("7.0", "7.2"), default="7.0",
-                   help="Redis version of the SET model (7.0 exact, 7.2 modelled)")  # fmt: skip
+    """``--redis``: the release whose memory is priced (:mod:`setlab.tools.calc.release`)."""
+    from setlab.models.builds import DEFAULT_RELEASE
+    from setlab.tools.calc.release import RELEASES
+
+    p.add_argument(
+        "--redis", choices=RELEASES, default=None, metavar="RELEASE",
+        help=f"the server release whose memory to price: {', '.join(RELEASES)} (default "
+        f"{DEFAULT_RELEASE}, the book's reference, where the models are exact; the others are "
+        "modelled from their source and checked against a server of that release)",
+    )  # fmt: skip
+
+
+def allocator_option(p: argparse.ArgumentParser) -> None:
+    """``--allocator``: the allocator build the release is priced with (default: its usual)."""
+    from setlab.models.builds import RELEASES, USUAL_ALLOCATOR
+    from setlab.tools.calc.release import ALLOCATOR_NAMES
+
+    usual = ", ".join(f"{r}: {USUAL_ALLOCATOR[f]}" for r, f in RELEASES.items())
+    p.add_argument(
+        "--allocator", choices=ALLOCATOR_NAMES, default=None,
+        help="the allocator the server was built with: debian (jemalloc, 16-byte quantum), "
+        "bundled (jemalloc, 8-byte quantum), libc (glibc malloc); default: the release's usual "
+        f"one ({usual})",
+    )  # fmt: skip
 
 
 def scale_options(p: argparse.ArgumentParser) -> None:

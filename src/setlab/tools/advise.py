@@ -99,7 +99,8 @@ def candidates_json(advice: Advice) -> dict[str, Any]:
     choice = advice.recommendation.choice
     return {
         "needs": {"error": n.error, "deletes": n.deletes, "count_only": n.count_only,
-                  "redis": n.version, "sets": n.sets, "server_memory": n.server},
+                  "redis": n.priced_for.release, "sets": n.sets, "server_memory": n.server},
+        "priced_for": n.priced_for.as_json(),
         "candidates": [{
             "name": c.name, "memory": c.memory,
             "bytes_per_id": None if c.memory is None else c.memory / distinct,
@@ -183,7 +184,8 @@ def render_candidates(advice: Advice) -> str:
     them (for integer and string IDs alike)."""
     a = advice.analysis
     sets = advice.needs.sets
-    lines = [f"\nCandidates (filters at {format_rate(advice.needs.error)}):"]
+    lines = [f"\nCandidates (filters at {format_rate(advice.needs.error)}; what Redis holds "
+             f"priced for {advice.needs.priced_for.text}):"]  # fmt: skip
     table = [("structure", "memory", "per ID", "error", "deletes", "where")]
     if sets > 1:
         table[0] = (*table[0][:2], f"{sets:,} sets", *table[0][2:])

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from setlab.core.formats import format_bytes
-from setlab.models import bitmap, redis_memory
+from setlab.models import redis_memory
 from setlab.models.string_ids import StringIDs, describe_bound
 from setlab.tools import advise
 from setlab.tools.calc import choice
@@ -31,21 +31,22 @@ MAP_KEY, NEXT_KEY = "ids:map", "ids:next"
 REMAP_WHERE = "Redis: two keys and a Lua script"
 
 
-def remap_costs(s: StringIDs) -> dict[str, int]:
-    """Bytes of each part of a dense remap of the distinct IDs (allocated, Redis 7.0): the HASH
-    string → integer, the reverse HASH integer → string, and a bitmap with a bit for every ID."""
+def remap_costs(s: StringIDs, needs: choice.Needs | None = None) -> dict[str, int]:
+    """Bytes of each part of a dense remap of the distinct IDs: the HASH string → integer, the
+    reverse HASH integer → string (allocated, Redis 7.0: the hash model's one release), and a
+    bitmap with a bit for every ID (``MEMORY USAGE`` on the release ``needs`` prices for)."""
     numbers = redis_memory.Members.decimal_range(0, s.distinct)
     forward = redis_memory.hash_cost(s.members, numbers, MAP_KEY)
     reverse = redis_memory.hash_cost(numbers, s.members, MAP_KEY + ":back")
     return {
         "map": forward.allocated,
         "reverse map": reverse.allocated,
-        "bitmap": bitmap.first_setbit_memory_usage(s.distinct - 1),
+        "bitmap": choice.bitmap_bytes(s.distinct - 1, needs or choice.Needs()),
     }
 
 
-def _remap_candidate(s: StringIDs) -> choice.Candidate:
-    costs = remap_costs(s)
+def _remap_candidate(s: StringIDs, needs: choice.Needs) -> choice.Candidate:
+    costs = remap_costs(s, needs)
     caveats = (
         f"a HASH {MAP_KEY} from each ID to a dense integer ({format_bytes(costs['map'])}), "
         f"paid once for every set over these IDs; each set is then a bitmap of "
@@ -55,6 +56,9 @@ def _remap_candidate(s: StringIDs) -> choice.Candidate:
         "listing a set's IDs back needs the reverse map too "
         f"({format_bytes(costs['reverse map'])})",
     )
+    if needs.priced_for.build.family != "7.0":
+        caveats += (f"the HASHes are priced as on Redis 7.0 (the hash model's one release), "
+                    f"the bitmap on {needs.priced_for.server}",)  # fmt: skip
     # not plain "Redis": two keys and a script, worth it only when it saves what
     # choice.recommend asks of a module (NATIVE_PREMIUM, NATIVE_SLACK)
     return choice.Candidate(
@@ -68,10 +72,10 @@ def candidates(s: StringIDs, needs: choice.Needs | None = None) -> list[choice.C
     needs = needs or choice.Needs()
     return [
         choice.set_candidate(s, needs),
-        _remap_candidate(s),
+        _remap_candidate(s, needs),
         choice.bloom_candidate(s, needs),
         choice.cuckoo_candidate(s, needs),
-        choice.hll_candidate(s),
+        choice.hll_candidate(s, needs),
     ]
 
 

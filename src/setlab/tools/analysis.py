@@ -362,17 +362,16 @@ def _random_decimal_members(count: int, universe: int) -> Any:
     decimal: members of each digit count in proportion to the values that have it."""
     from setlab.models import redis_memory
 
-    parts, assigned, longest = [], 0, 1
+    parts, assigned = [], 0
     for digits in range(1, len(str(universe - 1)) + 1):
         start, stop = (0 if digits == 1 else 10 ** (digits - 1)), min(10**digits, universe)
         share = round(count * (stop - start) / universe) if stop < universe else count - assigned
         assigned += share
         if share:
             parts.append(redis_memory.Members.fixed_length(share, digits))
-            longest = digits
     width = redis_memory.intset_width(universe - 1)
-    return redis_memory.Members(count, sum(p.sds_bytes for p in parts), True, width, longest,
-                                sum(p.listpack_bytes for p in parts))  # fmt: skip
+    # one summary with its lengths, so the set model can price it for any allocator
+    return redis_memory.Members.disjoint_union(parts, integers=True, int_width=width)
 
 
 @functools.cache

@@ -7,19 +7,32 @@ integers that left the intset encoding, a HyperLogLog kept dense while it counts
 big key (what a ``DEL`` of it would block, from the stored stall run). The figures come from the
 models of :mod:`setlab.models` and the reference runs of :mod:`setlab.lab`; every estimate says
 it is one.
+
+What a key would cost as another structure is priced for the audited server's own release and
+allocator (:class:`Context`, from its :class:`~setlab.lab.versions.ServerProfile`): a hash
+table SET on Redis 7.2 or later allocates about half what 7.0 does, and its ``MEMORY USAGE``
+overstates that, so there the SET's own cost is the modelled allocation, with ``MEMORY USAGE``
+beside it. Whether a ``DEL`` blocks follows the server's ``lazyfree-lazy-user-del``: with it
+(Valkey 8's default) a ``DEL`` frees a collection of more than 64 elements in a background
+thread, as ``UNLINK`` does (``lazyfree.c``: a string is one allocation and is freed at once).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from setlab.core.formats import format_bytes, format_duration, format_rate
-from setlab.models import bitmap, redisbloom
+from setlab.models import builds, redisbloom
 from setlab.models import redis_memory as rm
 from setlab.tools.audit.patterns import text
 from setlab.tools.audit.reader import BLOOM_TYPE, CUCKOO_TYPE, WINDOW_BYTES, KeyInfo
+
+if TYPE_CHECKING:
+    from setlab.lab.versions import ServerProfile
 
 #: A key this big is a "big key" (seed 000 §5): what a DEL of it blocks is worth knowing.
 BIG_KEY_BYTES = 10 << 20
@@ -32,6 +45,64 @@ FAR_BITMAP_BYTES = 32 << 20
 #: A dense HyperLogLog (12 KiB) counting fewer than this could be sparse (about 5 bytes each).
 DENSE_HLL_FEW = 1000
 SEVERITIES = ("high", "medium", "low")
+#: lazyfree.c LAZYFREE_THRESHOLD: a DEL under lazyfree-lazy-user-del frees in the background a
+#: value of more elements than this (a string always at once)
+LAZYFREE_THRESHOLD = 64
+#: the release families whose hash table SET allocates what MEMORY USAGE does not say
+#: (no dictEntry for a member alone in its bucket, or none at all)
+UNCOUNTED_FAMILIES = frozenset({"7.2", "8.2", "valkey-8.1"})
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the findings need of the audited server: the build their alternatives are priced
+    for, and whether a DEL frees a big collection in the background."""
+
+    build: builds.Build = field(default_factory=builds.Build)
+    #: why :attr:`build` is not the server's own ("": it is)
+    build_note: str = ""
+    lazy_user_del: bool = False  #: ``lazyfree-lazy-user-del yes``
+    lazy_source: str = "CONFIG GET"  #: where :attr:`lazy_user_del` comes from
+
+    @classmethod
+    def of(cls, profile: ServerProfile | None, config: dict[str, str] | None) -> Context:
+        """The context of a server with this profile and configuration (``None``: CONFIG GET
+        was refused, so its release's default: ``yes`` on Valkey 8, ``no`` on Redis)."""
+        build, note = pricing_build(profile)
+        if config is not None and "lazyfree-lazy-user-del" in config:
+            lazy, source = config["lazyfree-lazy-user-del"] == "yes", "CONFIG GET"
+        else:
+            lazy = build.is_valkey
+            source = f"{build.label.split(',')[0]}'s default; CONFIG GET was refused"
+        return cls(build, note, lazy, source)
+
+    @property
+    def server(self) -> str:
+        """``"Redis 8.2"``, ``"Valkey 8.1"``: the release the prices are for."""
+        return self.build.label.split(",")[0]
+
+    @property
+    def uncounted(self) -> bool:
+        """A hash table SET here allocates what MEMORY USAGE does not say (7.2 and later)."""
+        return self.build.family in UNCOUNTED_FAMILIES
+
+
+def pricing_build(profile: ServerProfile | None) -> tuple[builds.Build, str]:
+    """The build an audit prices alternatives for, and why when it is not the server's own:
+    the profile's build; its release with the usual allocator when the allocator is unknown
+    (INFO refused); else the book's reference build."""
+    if profile is not None and profile.build is not None:
+        return profile.build, ""
+    release = None
+    if profile is not None and profile.version:
+        valkey = profile.version if profile.flavour == "Valkey" else ()
+        release = builds.release_of(profile.version, valkey)
+    if release is not None:
+        build = builds.Build(release)
+        return build, f"its allocator is unknown: priced with the usual one ({build.label})"
+    build = builds.Build()
+    name = profile.name if profile is not None else "this server"
+    return build, f"the models know no layout for {name}: priced as the book's reference"
 
 
 @dataclass
@@ -61,22 +132,58 @@ class Finding:
         }  # fmt: skip
 
 
-def findings(info: KeyInfo) -> list[Finding]:
-    """Every finding about one key."""
+def findings(info: KeyInfo, ctx: Context | None = None) -> list[Finding]:
+    """Every finding about one key, priced for ``ctx``'s server (default: the book's
+    reference build)."""
+    ctx = ctx or Context()
     out: list[Finding] = []
     if info.type == "string":
         if info.head.startswith(b"HYLL"):
             out += _hyperloglog(info)
         elif info.bits_set is not None or info.windows:
-            out += _bitmap(info)
+            out += _bitmap(info, ctx)
     elif info.type == BLOOM_TYPE:
         out += _bloom(info)
     elif info.type == CUCKOO_TYPE:
         out += _cuckoo(info)
     elif info.type == "set":
-        out += _integer_set(info)
-    out += _big(info)
+        out += _integer_set(info, ctx)
+    out += _big(info, ctx)
     return out
+
+
+def set_allocation(info: KeyInfo, ctx: Context) -> int | None:
+    """What a hash table SET allocates on ``ctx``'s server (modelled), where ``MEMORY USAGE``
+    does not say it (Redis 7.2 and later, Valkey); ``None`` elsewhere, or when the audit has no
+    sample of its members. The members are priced by the lengths of the sampled ones, in the
+    sample's proportions (a member's allocation depends only on its length)."""
+    if info.type != "set" or info.encoding != "hashtable" or not ctx.uncounted:
+        return None
+    if not info.members or not info.size:
+        return None
+    cost = rm.set_cost(_sampled_members(info, ctx.build.allocator), version=ctx.build.release,
+                       allocator=ctx.build.allocator)  # fmt: skip
+    return cost.allocated if cost.encoding == "hashtable" else None
+
+
+def _sampled_members(info: KeyInfo, allocator: str) -> Any:
+    """A :class:`~setlab.models.redis_memory.Members` of ``info.size`` members whose lengths
+    are in the sample's proportions (the largest share takes what rounding leaves)."""
+    count, sample = info.size or 0, info.members
+    lengths = Counter(len(m) for m in sample)
+    shares = {n: count * k // len(sample) for n, k in lengths.items()}
+    shares[lengths.most_common(1)[0][0]] += count - sum(shares.values())
+    parts = [rm.Members.fixed_length(k, n, allocator) for n, k in shares.items() if k]
+    numbers = [rm.redis_integer(m) for m in sample]
+    integers = all(n is not None for n in numbers)
+    width = max((rm.intset_width(n) for n in numbers if n is not None), default=0)
+    return rm.Members.disjoint_union(parts, integers=integers, int_width=width if integers else 0)
+
+
+def _bitmap_bytes(offset: int, ctx: Context) -> int:
+    """``MEMORY USAGE`` of a key ``k`` after one SETBIT at ``offset`` on ``ctx``'s server."""
+    return rm.bitmap_cost([offset], version=ctx.build.release,
+                          allocator=ctx.build.allocator).memory_usage  # fmt: skip
 
 
 def bits_set(info: KeyInfo) -> tuple[int, int, bool]:
@@ -100,15 +207,15 @@ def bits_set(info: KeyInfo) -> tuple[int, int, bool]:
     return last + round(found / seen * rest), last + math.ceil(upper * rest), False
 
 
-def _bitmap(info: KeyInfo) -> list[Finding]:
+def _bitmap(info: KeyInfo, ctx: Context) -> list[Finding]:
     strlen = info.size or 0
     count, most, whole = bits_set(info)
     bits = strlen * 8
     if strlen < 1024 or count >= 0.2 * bits:  # text, or a dense bitmap: nothing to say
         return []
     share, upper = count / bits, most / bits
-    now = info.bytes or bitmap.first_setbit_memory_usage(bits - 1)
     top = bits - 1
+    now = info.bytes or _bitmap_bytes(top, ctx)
     stall = _first_write_ms(top)
     name = text(info.key)
     out = []
@@ -120,15 +227,18 @@ def _bitmap(info: KeyInfo) -> list[Finding]:
         )  # fmt: skip
         # priced for the most bits the sample allows: an estimate never flatters the change
         members = max(1, most)
-        as_set = rm.set_cost(rm.Members.decimal_range(max(0, top - members + 1), top + 1)).allocated
+        offsets = rm.Members.decimal_range(max(0, top - members + 1), top + 1, ctx.build.allocator)
+        as_set = rm.set_cost(offsets, version=ctx.build.release,
+                             allocator=ctx.build.allocator).allocated  # fmt: skip
         as_roaring = _roaring_bytes(members, bits)
         best = min(as_set, as_roaring)
         at_most = "" if whole else " at most"
         out.append(Finding(
             name, "sparse-bitmap",
             f"a bitmap of {format_bytes(strlen)} with {counted}: {format_bytes(now)} for them, "
-            f"where a SET of those offsets would take{at_most} {format_bytes(as_set)} and a "
-            f"Roaring bitmap{at_most} {format_bytes(as_roaring)}; recreating it stalls Redis "
+            f"where a SET of those offsets would take{at_most} {format_bytes(as_set)} on "
+            f"{ctx.server} and a Roaring bitmap{at_most} {format_bytes(as_roaring)}; recreating "
+            "it stalls Redis "
             f"about {format_duration(stall / 1e3)} at the first SETBIT (stored reference run)",
             "setbit-offset", "high" if now >= 64 << 20 or stall >= 100 else "medium",
             now, best, {"strlen": strlen, "bits_set": count, "bits_set_upper": most,
@@ -247,21 +357,34 @@ def _cuckoo(info: KeyInfo) -> list[Finding]:
     )]  # fmt: skip
 
 
-def _integer_set(info: KeyInfo) -> list[Finding]:
+def _integer_set(info: KeyInfo, ctx: Context) -> list[Finding]:
     if info.encoding != "hashtable" or not info.members or not info.size:
         return []
     numbers = [rm.redis_integer(m) for m in info.members]
     if any(n is None or n < 0 for n in numbers):
         return []
-    low, high, k = min(numbers), max(numbers), len(numbers)
+    low, high, k = min(numbers), max(numbers), len(numbers)  # type: ignore[type-var]
     # the sample's range, widened by the expected gap beyond its extremes (k draws)
-    span = (high - low) * (k + 1) / max(k - 1, 1)
-    top = min(int(low + span), 2**32 - 1) if high < 2**32 else None
-    count = info.size
-    now = info.bytes or rm.set_cost(rm.Members.decimal_range(low, low + count)).allocated
+    span = (high - low) * (k + 1) / max(k - 1, 1)  # type: ignore[operator]
+    top = min(int(low + span), 2**32 - 1) if high < 2**32 else None  # type: ignore[operator]
     if top is None:
         return []
-    as_bitmap = bitmap.first_setbit_memory_usage(top)
+    count = info.size
+    allocated = set_allocation(info, ctx)
+    if allocated is not None:  # MEMORY USAGE does not say it: the model does
+        now = allocated
+        cost = (f"{format_bytes(now)} allocated on {ctx.server} ({now / count:.0f} B each, "
+                f"modelled; MEMORY USAGE says {_bytes_or_unknown(info.bytes)})")  # fmt: skip
+    else:
+        members = rm.Members.decimal_range(low, low + count, ctx.build.allocator)  # type: ignore[arg-type]
+        now = (
+            info.bytes
+            or rm.set_cost(
+                members, version=ctx.build.release, allocator=ctx.build.allocator
+            ).allocated
+        )
+        cost = f"{format_bytes(now)} ({now / count:.0f} B each)"
+    as_bitmap = _bitmap_bytes(top, ctx)
     as_roaring = _roaring_bytes(count, top + 1)
     best = min(as_bitmap, as_roaring)
     if best >= now:
@@ -269,13 +392,18 @@ def _integer_set(info: KeyInfo) -> list[Finding]:
     return [Finding(
         text(info.key), "integer-set",
         f"a SET of {count:,} integers past set-max-intset-entries ({rm.SET_MAX_INTSET_ENTRIES}): "
-        f"a hash table of strings at {format_bytes(now)} ({now / count:.0f} B each); in "
-        f"0 … {top:,} (from {k} sampled members) a bitmap would take {format_bytes(as_bitmap)} "
-        f"and a Roaring bitmap {format_bytes(as_roaring)}",
+        f"a hash table of strings at {cost}; in 0 … {top:,} (from {k} sampled members) a "
+        f"bitmap would take {format_bytes(as_bitmap)} and a Roaring bitmap "
+        f"{format_bytes(as_roaring)}",
         "redis-set-memory", "medium" if now - best >= 1 << 20 else "low", now, best,
         {"members": count, "sampled_low": low, "sampled_high": high, "range_top": top,
-         "bitmap_bytes": as_bitmap, "roaring_bytes": as_roaring},
+         "bitmap_bytes": as_bitmap, "roaring_bytes": as_roaring, "memory_usage": info.bytes,
+         "allocated_model": allocated},
     )]  # fmt: skip
+
+
+def _bytes_or_unknown(value: int | None) -> str:
+    return "?" if value is None else format_bytes(value)
 
 
 def _hyperloglog(info: KeyInfo) -> list[Finding]:
@@ -294,25 +422,43 @@ def _hyperloglog(info: KeyInfo) -> list[Finding]:
     )]  # fmt: skip
 
 
-def _big(info: KeyInfo) -> list[Finding]:
+def _big(info: KeyInfo, ctx: Context) -> list[Finding]:
     nbytes = info.bytes or 0
     elements = info.size if info.type in ("set", "hash", "list", "zset", "stream") else None
     if nbytes < BIG_KEY_BYTES and (elements or 0) < BIG_KEY_ELEMENTS:
         return []
+    allocated = set_allocation(info, ctx)
+    size = format_bytes(nbytes) if nbytes else "?"
+    if allocated is not None:
+        size += f" MEMORY USAGE, about {format_bytes(allocated)} allocated on {ctx.server}"
+    what = f"a big key ({info.type}, {size}" + (f", {elements:,} elements" if elements else "")
     if info.type == "string":
         ms, how = del_ms("string", info.size or nbytes)
+        blocks = True
         advice = "UNLINK does not help a string: freeing one block takes as long"
+        if ctx.lazy_user_del:
+            advice += " (and lazyfree-lazy-user-del frees a string at once too)"
     else:
         ms, how = del_ms("set", elements or 0)
+        blocks = not (ctx.lazy_user_del and (elements or 0) > LAZYFREE_THRESHOLD)
         advice = "UNLINK frees it in a background thread"
+    if blocks:
+        message = (
+            f"{what}): a DEL of it blocks Redis about {format_duration(ms / 1e3)} ({how} from "
+            f"the stored reference run); {advice}; one Cluster node holds it all"
+        )
+        severity = "high" if ms >= 100 else "medium" if ms >= 10 else "low"
+    else:
+        message = (
+            f"{what}): a DEL of it does not block: lazyfree-lazy-user-del is yes "
+            f"({ctx.lazy_source}), so DEL frees it in a background thread as UNLINK does "
+            f"(freeing it in place would take about {format_duration(ms / 1e3)}, {how} from "
+            "the stored reference run); one Cluster node holds it all"
+        )
+        severity = "low"
     return [Finding(
-        text(info.key), "big-key",
-        f"a big key ({info.type}, {format_bytes(nbytes) if nbytes else '?'}"
-        + (f", {elements:,} elements" if elements else "")
-        + f"): a DEL of it blocks Redis about {format_duration(ms / 1e3)} ({how} from the "
-        f"stored reference run); {advice}; one Cluster node holds it all",
-        "one-slow-command", "high" if ms >= 100 else "medium" if ms >= 10 else "low",
-        info.bytes, None, {"del_ms": ms},
+        text(info.key), "big-key", message, "one-slow-command", severity, info.bytes, None,
+        {"del_ms": ms, "del_blocks": blocks, "allocated_model": allocated},
     )]  # fmt: skip
 
 

@@ -22,22 +22,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 
 from setlab.core.secrets import check_url
-from setlab.lab.errors import ServerTimeout, ServerUnavailable
+from setlab.lab.errors import PermissionDenied, ServerTimeout, ServerUnavailable
 from setlab.tools.audit.limits import DEFAULT_RATE, HEAD_BYTES, TIMEOUT_S
+
+if TYPE_CHECKING:
+    from setlab.lab.versions import ServerProfile
 
 #: The commands an audit may send, and for those with subcommands, which ones.
 ALLOWED: dict[str, frozenset[str] | None] = {
     "PING": None, "INFO": None, "DBSIZE": None, "SCAN": None, "TYPE": None, "PTTL": None,
     "STRLEN": None, "SCARD": None, "HLEN": None, "LLEN": None, "ZCARD": None, "XLEN": None,
     "GETRANGE": None, "BITCOUNT": None, "SRANDMEMBER": None, "BF.INFO": None, "CF.INFO": None,
-    "OBJECT": frozenset({"ENCODING"}), "MEMORY": frozenset({"USAGE"}),
+    "OBJECT": frozenset({"ENCODING"}), "MEMORY": frozenset({"USAGE", "MALLOC-STATS"}),
     "CONFIG": frozenset({"GET"}), "CLIENT": frozenset({"NO-TOUCH"}),
     "MODULE": frozenset({"LIST"}), "CLUSTER": frozenset({"INFO"}),
+    # what the server profile asks (setlab.lab.versions.probe): HELLO 2 when INFO is refused
+    # (the protocol this client already speaks), BF.EXISTS of a key that does not exist when
+    # MODULE LIST is refused
+    "HELLO": frozenset({"2"}), "BF.EXISTS": None,
 }  # fmt: skip
 #: Strings up to this many bytes are counted whole with BITCOUNT (1 MiB: about a tenth of a
 #: millisecond); longer ones are sampled in windows that never overlap (16 × 4 KiB < 1 MiB).
@@ -47,8 +54,13 @@ WINDOWS, WINDOW_BYTES = 16, 4096
 #: Members of a set sampled to see whether they are integers, and their range.
 MEMBER_SAMPLE = 64
 #: What the report keeps of INFO.
-FACTS = ("redis_version", "mem_allocator", "used_memory", "maxmemory", "maxmemory_policy",
-         "cluster_enabled", "role", "total_system_memory")  # fmt: skip
+FACTS = ("redis_version", "server_name", "valkey_version", "mem_allocator", "used_memory",
+         "maxmemory", "maxmemory_policy", "cluster_enabled", "role",
+         "total_system_memory")  # fmt: skip
+#: The configuration read: the limits (``*max-*``) and whether DEL frees in the background.
+CONFIG_PATTERNS = ("*max-*", "lazyfree-lazy-user-del")
+#: Where the server profile's probes look: a key that does not exist (nothing is written).
+PROBE_NAMESPACE = "setlab:audit:"
 #: Keys asked for per SCAN call.
 SCAN_COUNT = 200
 #: What TYPE says of RedisBloom's filters.
@@ -82,12 +94,15 @@ class ReadOnly:
 
     @staticmethod
     def check(args: Sequence[Any]) -> None:
-        name = str(args[0]).upper()
+        """:class:`WriteRefused` unless ``args`` is an allowed command; a name redis-py sends
+        as one word with its subcommand (``"MEMORY USAGE"``) is checked as the two words."""
+        words = [*_text(args[0]).split(), *args[1:]]
+        name = str(words[0]).upper()
         if name not in ALLOWED:
             raise WriteRefused(f"setlab audit does not send {name}")
         sub = ALLOWED[name]
-        if sub is not None and (len(args) < 2 or str(args[1]).upper() not in sub):
-            raise WriteRefused(f"setlab audit does not send {name} {args[1:2]}")
+        if sub is not None and (len(words) < 2 or _text(words[1]).upper() not in sub):
+            raise WriteRefused(f"setlab audit does not send {name} {words[1:2]}")
 
     def run(self, *args: Any) -> Any:
         """One command; a missing answer within the timeout is :class:`ServerTimeout`."""
@@ -312,22 +327,24 @@ def _scan_batches(db: ReadOnly, match: str | None) -> Iterator[list[bytes]]:
 
 def server_facts(db: ReadOnly) -> tuple[dict[str, Any], set[str]]:
     """What the server says of itself (INFO, CONFIG GET, MODULE LIST), and which of those
-    commands this user may not run."""
+    commands this user may not run. redis-py answers ``INFO`` with a dict (its reply parser);
+    a client without one gets the ``name:value`` text, read the same."""
     facts: dict[str, Any] = {}
     refused: set[str] = set()
-    info, config, modules, dbsize = db.batch([
-        ["INFO"], ["CONFIG", "GET", "*max-*"], ["MODULE", "LIST"], ["DBSIZE"],
+    info, *configs, modules, dbsize = db.batch([
+        ["INFO"], *(["CONFIG", "GET", p] for p in CONFIG_PATTERNS), ["MODULE", "LIST"],
+        ["DBSIZE"],
     ])  # fmt: skip
     if _refused(info):
         refused.add("INFO")
     else:
-        parsed = _parse_info(_text(info))
+        parsed = info if isinstance(info, dict) else _parse_info(_text(info))
         facts.update({name: parsed[name] for name in FACTS if name in parsed})
-    if _refused(config):
+    if any(_refused(c) for c in configs):
         refused.add("CONFIG GET")
     else:
-        facts["config"] = {_text(k): _text(v) for k, v in zip(config[0::2], config[1::2],
-                                                               strict=False)}  # fmt: skip
+        facts["config"] = {_text(k): _text(v) for c in configs
+                           for k, v in zip(c[0::2], c[1::2], strict=False)}  # fmt: skip
     if _refused(modules):
         refused.add("MODULE LIST")
     else:
@@ -350,6 +367,39 @@ def _parse_info(text: str) -> dict[str, Any]:
             name, value = line.split(":", 1)
             out[name] = int(value) if value.isdigit() else value
     return out
+
+
+class ProbeClient:
+    """The few ``redis.Redis`` methods :func:`setlab.lab.versions.probe` calls, each sent
+    through :class:`ReadOnly` (so through :data:`ALLOWED`), with a refusal raised as the lab's
+    :class:`~setlab.lab.errors.PermissionDenied`, which the probe expects of a denied command."""
+
+    def __init__(self, db: ReadOnly) -> None:
+        self.db = db
+
+    def execute_command(self, *args: Any) -> Any:
+        try:
+            return self.db.run(*args)
+        except redis.exceptions.NoPermissionError as err:
+            raise PermissionDenied(str(err)) from None
+
+    def info(self, section: str | None = None) -> Any:
+        return self.execute_command("INFO", *([section] if section else []))
+
+    def module_list(self) -> Any:
+        return self.execute_command("MODULE LIST")
+
+    def memory_usage(self, key: str) -> Any:
+        return self.execute_command("MEMORY USAGE", key)
+
+
+def server_profile(db: ReadOnly) -> ServerProfile:
+    """What the server is (:func:`setlab.lab.versions.profile` of what
+    :func:`~setlab.lab.versions.probe` reads through :class:`ProbeClient`): Redis or Valkey,
+    its version and allocator, the build the models price it as."""
+    from setlab.lab import versions
+
+    return versions.profile(versions.probe(ProbeClient(db), PROBE_NAMESPACE))  # type: ignore[arg-type]
 
 
 def no_touch(db: ReadOnly) -> bool:

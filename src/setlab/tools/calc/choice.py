@@ -2,12 +2,14 @@
 
 The engine under ``setlab advise`` (:mod:`setlab.tools.advise` reads, analyses and prints) and
 the density calculator (:mod:`setlab.tools.calc.density`, the same pick for IDs described
-rather than listed): :func:`candidates` prices a Redis SET (:mod:`setlab.models.redis_memory`,
-exact for Redis 7.0), a plain bitmap (:mod:`setlab.models.bitmap`), Roaring
-(:mod:`setlab.models.roaring`), a Bloom filter (:mod:`setlab.models.bloom`), a cuckoo filter
+rather than listed): :func:`candidates` prices a Redis SET (:mod:`setlab.models.redis_memory`),
+a plain bitmap (:mod:`setlab.models.bitmap`), Roaring (:mod:`setlab.models.roaring`), a Bloom
+filter (:mod:`setlab.models.bloom`), a cuckoo filter
 (:func:`setlab.tools.calc.cuckoo.cuckoo_sizing`) at the chosen error, and a HyperLogLog, each
 with what it cannot do for these IDs; :func:`recommend` picks one and says why. Memory is in
-bytes.
+bytes; what Redis holds (the SET, the bitmap, the HyperLogLog) is priced for the release and
+allocator the reader names (:class:`Needs`, :mod:`setlab.tools.calc.release`; Redis 7.0, where
+the models are exact, by default). Roaring and the filters are priced by their own layouts.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from setlab.tools import capacity
 from setlab.tools.analysis import Analysis
 from setlab.tools.calc.cuckoo import cuckoo_sizing
 from setlab.tools.calc.hll import hll_key_cost
+from setlab.tools.calc.release import PricedFor
 
 #: An exact structure is preferred while it costs at most this many times the smallest filter
 #: that errs (a judgement: exactness, deletes and set algebra are worth a factor of two).
@@ -54,7 +57,8 @@ class Needs:
     error: float = 0.01  #: false-positive rate a filter may have
     deletes: bool = False  #: IDs must be removable
     count_only: bool = False  #: only the number of distinct IDs is needed
-    version: str = "7.0"  #: Redis version of the SET model
+    release: str | None = None  #: the release whose memory is priced (None: the default)
+    allocator: str | None = None  #: its allocator (None: the release's usual one)
     sets: int = 1  #: sets of such IDs (keys: one per post, per day …), priced together
     server: int = capacity.DEFAULT_SERVER_BYTES  #: one Redis's memory, bytes
     server_source: str = capacity.DEFAULT_SOURCE  #: where :attr:`server` came from
@@ -62,8 +66,12 @@ class Needs:
     def __post_init__(self) -> None:
         check_probability("error", self.error)
         check_int("sets", self.sets, 1)
-        if self.version not in ("7.0", "7.2"):
-            raise ValueError(f"version must be 7.0 or 7.2; got {self.version!r}")
+        self.priced_for  # noqa: B018 - checks release and allocator
+
+    @property
+    def priced_for(self) -> PricedFor:
+        """The build what Redis holds is priced for."""
+        return PricedFor.of(self.release, self.allocator)
 
 
 @dataclass(frozen=True)
@@ -97,7 +105,8 @@ class Candidate:
 def set_candidate(a: Analysis, needs: Needs) -> Candidate:
     from setlab.models import redis_memory
 
-    cost = redis_memory.set_cost(a.members, version=needs.version)  # type: ignore[arg-type]
+    build = needs.priced_for.build
+    cost = redis_memory.set_cost(a.members, version=build.release, allocator=build.allocator)
     caveats = []
     if cost.encoding == "hashtable" and a.members.integers:
         caveats.append(f"{a.distinct:,} members is over set-max-intset-entries "
@@ -109,13 +118,26 @@ def set_candidate(a: Analysis, needs: Needs) -> Candidate:
     if cost.allocated > BIG_KEY_BYTES:
         caveats.append(f"one key of {format_bytes(cost.allocated)}: a big key (DEL blocks: "
                        "use UNLINK; one Cluster node holds it all)")  # fmt: skip
-    if needs.version == "7.2":
-        caveats.append("Redis 7.2 is modelled from its source, not measured")
+    overstated = cost.memory_usage / cost.allocated - 1
+    if cost.encoding == "hashtable" and overstated > 0.1:
+        server = needs.priced_for.server
+        caveats.append(f"MEMORY USAGE will say {format_bytes(cost.memory_usage)}, "
+                       f"{overstated:.0%} more than {server} allocates")  # fmt: skip
     return Candidate("Redis SET", cost.allocated, "exact", "yes (SREM)", "Redis",
                      tuple(caveats))  # fmt: skip
 
 
-def _bitmap_candidate(a: Analysis) -> Candidate:
+def bitmap_bytes(offset: int, needs: Needs) -> int:
+    """``MEMORY USAGE`` of a key ``k`` after one ``SETBIT`` at ``offset`` (the whole string at
+    once), on the release and allocator ``needs`` prices for."""
+    from setlab.models import redis_memory
+
+    build = needs.priced_for.build
+    cost = redis_memory.bitmap_cost([offset], version=build.release, allocator=build.allocator)
+    return cost.memory_usage
+
+
+def _bitmap_candidate(a: Analysis, needs: Needs) -> Candidate:
     from setlab.models import bitmap
 
     name, where = "plain bitmap", "Redis"
@@ -128,10 +150,10 @@ def _bitmap_candidate(a: Analysis) -> Candidate:
             where,
             ("128-bit IDs are not bit offsets: map them to dense integers first",),
         )
-    dense = bitmap.first_setbit_memory_usage(a.distinct - 1)
+    dense = bitmap_bytes(a.distinct - 1, needs)
     if a.high <= bitmap.MAX_OFFSET:
-        usage, top, caveats = bitmap.first_setbit_memory_usage(a.high), a.high, []
-        shifted = bitmap.first_setbit_memory_usage(a.span - 1)
+        usage, top, caveats = bitmap_bytes(a.high, needs), a.high, []
+        shifted = bitmap_bytes(a.span - 1, needs)
         if a.low > 0 and shifted < 0.8 * usage:
             caveats.append(
                 f"offset = ID − {a.low:,} ({format_bytes(usage)} with the IDs as offsets)"
@@ -144,7 +166,7 @@ def _bitmap_candidate(a: Analysis) -> Candidate:
             caveats.append(f"mostly zeros: {format_share(a.density)} of the bits are set")
         return Candidate(name, usage, "exact", "yes (SETBIT 0)", where, tuple(caveats))
     if a.span - 1 <= bitmap.MAX_OFFSET:
-        usage = bitmap.first_setbit_memory_usage(a.span - 1)
+        usage = bitmap_bytes(a.span - 1, needs)
         return Candidate(name, usage, "exact", "yes (SETBIT 0)", where, (
             f"IDs reach 2^{a.bit_width}, past the 2^32 bit offsets of a Redis string: the offset "
             f"must be ID − {a.low:,}",))  # fmt: skip
@@ -213,10 +235,11 @@ def cuckoo_candidate(a: Analysis, needs: Needs) -> Candidate:
                      "RedisBloom module", tuple(caveats), exact=False)  # fmt: skip
 
 
-def hll_candidate(a: Analysis) -> Candidate:
+def hll_candidate(a: Analysis, needs: Needs | None = None) -> Candidate:
     from setlab.models.hyperloglog import HLL_STANDARD_ERROR
 
-    cost = hll_key_cost(a.distinct)
+    build = (needs or Needs()).priced_for.build
+    cost = hll_key_cost(a.distinct, build.release, build.allocator)
     return Candidate("HyperLogLog", cost.allocated,
                      f"±{HLL_STANDARD_ERROR:.2%} on the count", "no", "Redis",
                      ("counts only: it cannot answer whether one ID is in",),
@@ -228,11 +251,11 @@ def candidates(a: Analysis, needs: Needs | None = None) -> list[Candidate]:
     needs = needs or Needs()
     return [
         set_candidate(a, needs),
-        _bitmap_candidate(a),
+        _bitmap_candidate(a, needs),
         _roaring_candidate(a),
         bloom_candidate(a, needs),
         cuckoo_candidate(a, needs),
-        hll_candidate(a),
+        hll_candidate(a, needs),
     ]
 
 

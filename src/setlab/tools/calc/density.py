@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from setlab.core.formats import format_bytes, format_rate
 from setlab.core.validate import check_int, check_probability
 from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate
+from setlab.tools.calc.release import PricedFor
 from setlab.tools.calc.report import Report
 
 #: The structures priced, in the order the figure lists them (the advisor's names, error dropped).
@@ -58,11 +59,14 @@ def check_universe(universe: int) -> int:
     return universe
 
 
-def price_density(count: int, universe: int = 2**32, error: float = 0.01,
-                  seed: int = 0) -> DensityPoint:  # fmt: skip
+def price_density(
+    count: int, universe: int = 2**32, error: float = 0.01, seed: int = 0,
+    release: str | None = None, allocator: str | None = None,
+) -> DensityPoint:  # fmt: skip
     """Price every structure for ``count`` distinct IDs drawn uniformly from ``0 … universe − 1``
     (``universe`` ≤ 2^32), or for ``count`` uniform 64-bit hashes (``universe`` = 2^64), with the
-    advisor's engine (:mod:`setlab.tools.calc.choice`, filters at ``error``)."""
+    advisor's engine (:mod:`setlab.tools.calc.choice`, filters at ``error``; what Redis holds
+    priced for ``release`` with ``allocator``, by default Redis 7.0 and its usual one)."""
     from setlab.tools.analysis import synthetic
     from setlab.tools.calc import choice
 
@@ -71,7 +75,7 @@ def price_density(count: int, universe: int = 2**32, error: float = 0.01,
     error = check_probability("error", error)
     shape = "hashed64" if universe == HASHED64 else "random32"
     described = synthetic(count, shape, universe=min(universe, 2**32), seed=seed)
-    needs = choice.Needs(error=error)
+    needs = choice.Needs(error=error, release=release, allocator=allocator)
     options = choice.candidates(described, needs)
     pick = choice.recommend(described, options, needs)
     memory = {_short(c.name): c.memory for c in options}
@@ -87,10 +91,13 @@ def _range_text(universe: int) -> str:
     return f"0 … {universe - 1:,} ({universe:,} values{power})"
 
 
-def density(count: int, universe: int = 2**32, error: float = 0.01) -> Report:
+def density(count: int, universe: int = 2**32, error: float = 0.01, release: str | None = None,
+            allocator: str | None = None) -> Report:  # fmt: skip
     """:func:`price_density` as a :class:`Report`: bytes and bytes per ID per structure."""
-    point = price_density(count, universe, error)
+    priced = PricedFor.of(release, allocator)
+    point = price_density(count, universe, error, release=release, allocator=allocator)
     report = Report(f"{point.count:,} IDs in {_range_text(point.universe)}: bytes per ID")
+    report.rows.append(("priced for", priced.text))
     for name in STRUCTURES:
         nbytes = point.memory[name]
         value = "impossible" if nbytes is None else (
@@ -104,14 +111,14 @@ def density(count: int, universe: int = 2**32, error: float = 0.01) -> Report:
         "count": point.count, "universe": point.universe, "hashed64": point.universe == HASHED64,
         "density": point.density, "error": point.error, "memory": point.memory,
         "bytes_per_id": {s: point.bytes_per_id(s) for s in STRUCTURES}, "pick": point.pick,
-        "reason": point.reason, "pick_bytes": point.memory[point.pick],
+        "reason": point.reason, "pick_bytes": point.memory[point.pick], **priced.as_json(),
     }  # fmt: skip
     return report
 
 
 def _run(given: Given) -> list[Report]:
     """``setlab calc density``."""
-    return [density(given["n"], given["range"], given["p"])]
+    return [density(given["n"], given["range"], given["p"], given["redis"], given["allocator"])]
 
 
 CALCULATOR = Calculator(
@@ -128,6 +135,7 @@ CALCULATOR = Calculator(
                read=rate("p"), default=0.01),
     ),
     run=_run,
+    shared=("redis", "allocator"),
     key_bytes="pick_bytes",  # --sets: the total the pick takes for that many sets
     example="setlab calc density -n 8e8 --range 2^32 -p 1%",
 )  # fmt: skip
