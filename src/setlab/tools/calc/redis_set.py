@@ -98,7 +98,8 @@ def set_estimate(
             length = _DEFAULT_LENGTH[member_type]
         length = check_int("length", length, 1, 2**20)
         summary = redis_memory.Members.fixed_length(members, length, priced.allocator)
-        what = f"{member_type} strings of {length} bytes"
+        kind = "" if member_type == "string" else f"{member_type} "
+        what = f"{kind}strings of {length} bytes"
     return _set_report(summary, f"{priced.server} SET of {members:,} {what}", priced)
 
 
