@@ -43,7 +43,7 @@ def test_redis_url_comes_first(no_env):
 
 
 def test_without_a_server_binary_auto_falls_back_to_fake_and_live_fails_clearly(no_env):
-    no_env.setattr(backend, "find_redis_server", lambda: None)
+    no_env.setattr(backend, "find_redis_server", lambda *_: None)
     assert backend.resolve_backend("auto") == "fake"
     with pytest.raises(ServerError, match="no REDIS_URL and no redis-server"):
         backend.resolve_backend("live")
@@ -53,7 +53,7 @@ def test_with_a_server_binary_auto_chooses_live(no_env, tmp_path):
     binary = tmp_path / "redis-server"  # answers --version like Debian 12's redis-server
     binary.write_text("#!/bin/sh\necho 'Redis server v=7.0.15 sha=0 malloc=jemalloc-5.3.0'\n")
     binary.chmod(0o755)
-    no_env.setattr(backend, "find_redis_server", lambda: str(binary))
+    no_env.setattr(backend, "find_redis_server", lambda *_: str(binary))
     assert backend.resolve_backend() == "live"
 
 

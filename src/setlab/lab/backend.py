@@ -34,6 +34,7 @@ import redis
 from setlab.core.scale import scale
 from setlab.core.secrets import check_url, redact, redact_url, url_secrets
 from setlab.lab import expiry, versions
+from setlab.lab.client import LabRedis
 from setlab.lab.errors import (
     BigAllocationRefused,
     ConfigurationError,
@@ -41,8 +42,6 @@ from setlab.lab.errors import (
     ServerUnavailable,
     SetlabError,
     install_notebook_handler,
-    spoken,
-    translate,
 )
 from setlab.lab.guard import ALLOW_BIG_ENV, MemoryGuard, MemoryState, string_lengths
 from setlab.lab.server import RedisServer, ServerError, chosen_server, find_redis_server
@@ -100,60 +99,6 @@ def namespace_for(chapter: str, user: str | None = None, run: str | None = None)
 def user_prefix(user: str) -> str:
     """Everything one classroom user's runs write: ``setlab:@<user>:``."""
     return f"{ROOT}:@{_check_name('user', user)}:"
-
-
-class _LabRedis(redis.Redis):
-    """A redis-py client that speaks the lab's errors.
-
-    - A dead private server becomes ``ServerError`` with its exit code and last log lines.
-    - Connection, timeout, out-of-memory, ACL and read-only errors become setlab errors that
-      name the server (never its password), the command, and what to do.
-    - On a server setlab did not start, every write passes the memory guard first.
-    """
-
-    _lab_server: RedisServer | None = None
-    _lab_where: str = "?"
-    _lab_namespace: str = ""
-    _lab_secrets: tuple[str, ...] = ()
-    _lab_guard: MemoryGuard | None = None
-    _lab_expiry: expiry.Expiry | None = None  # on a shared server: what makes written keys expire
-
-    def _lab_error(self, exc: Exception, command: str) -> Exception:
-        server = self._lab_server
-        dead = server is not None and not server.alive
-        if isinstance(exc, redis.exceptions.ConnectionError) and dead:
-            return ServerError(server.death_message())
-        translated = translate(exc, self._lab_where, command, self._lab_namespace)
-        if self._lab_secrets and translated.args:
-            translated.args = (redact(str(translated.args[0]), self._lab_secrets),)
-        return translated
-
-    def execute_command(self, *args: Any, **options: Any) -> Any:
-        if self._lab_guard is not None:
-            self._lab_guard.before([args])
-        with spoken(self._lab_error, str(args[0]) if args else "?"):
-            if self._lab_expiry is not None:
-                return self._lab_expiry.execute(self, args, options)
-            return super().execute_command(*args, **options)
-
-    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
-        pipe = super().pipeline(transaction=transaction, shard_hint=shard_hint)
-        execute = pipe.execute
-
-        def checked_execute(raise_on_error: bool = True) -> list[Any]:
-            if self._lab_guard is not None:
-                self._lab_guard.before(args for args, _options in pipe.command_stack)
-            with spoken(self._lab_error, "a pipeline"):
-                if self._lab_expiry is not None:
-                    return self._lab_expiry.execute_pipeline(self, pipe, execute, raise_on_error)
-                return execute(raise_on_error=raise_on_error)
-
-        pipe.execute = checked_execute
-        return pipe
-
-    def raw(self) -> redis.Redis:
-        """A plain client to the same server, bypassing the guard (for INFO inside the guard)."""
-        return redis.Redis(connection_pool=self.connection_pool)
 
 
 @dataclass
@@ -542,7 +487,7 @@ def _live_lab(namespace: str, url: str | None, named: str | None = None) -> Lab:
     def new_client() -> redis.Redis:
         try:
             check_url(url)  # a password with '/', '?' or '#' as typed would name another host
-            client = _LabRedis.from_url(url, protocol=2, **timeouts)
+            client = LabRedis.from_url(url, protocol=2, **timeouts)
         except ValueError as exc:
             raise ConfigurationError(
                 redact(f"REDIS_URL {shown} is not a Redis URL: {exc}", hidden)
