@@ -243,6 +243,15 @@ def test_the_server_choice_prices_setbit_as_setlab_calc_redis_does_and_is_kept(s
         drive.ready(unknown, "setbit")
         assert unknown.locator("#widget-setbit-redis").input_value() == "7.0"
         _check(unknown, "setbit", setbit_cli({"offset": 1000}), "setbit with ?setbit.redis=9.9")
+        # an offset the CLI refuses stays refused on any server, and out of the address, while
+        # the line to copy (which the CLI refuses the same way) takes the server chosen
+        drive.set_boxes(unknown, "setbit", {"offset": 2**32})
+        drive.set_boxes(unknown, "setbit", {"redis": "8.2"})
+        assert unknown.locator("#widget-setbit .setlab-widget-refusal").is_visible()
+        assert all(math.isnan(v) for v, _ in drive.readouts(unknown, "setbit").values())
+        refused = unknown.locator("#widget-setbit code[data-template]").first.inner_text()
+        assert refused == f"setlab calc setbit {2**32} --redis 8.2 --sets 1"
+        assert "setbit.redis=8.2" in unknown.url and "setbit.offset=1000" in unknown.url
 
         SHOTS.mkdir(parents=True, exist_ok=True)
         for width in (1280, 390):

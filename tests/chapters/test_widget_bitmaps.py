@@ -74,7 +74,7 @@ def test_the_seeds_wrong_cell_is_on_the_chart(birthday):
 
 # -- SETBIT -------------------------------------------------------------------------------------
 
-SETBIT_EXTRA = [{"offset": 1}, {"offset": 47}, {"offset": 48}, {"offset": 2047},
+SETBIT_EXTRA = [{"offset": 1}, {"offset": 47}, {"offset": 48}, {"offset": 2047}, {"offset": 2**31},
                 {"offset": 2048}, {"offset": 5_000_000}, {"offset": 39_088_513}]  # fmt: skip
 
 

@@ -127,12 +127,12 @@ def url_restores(browser, page, slug: str, setting: Mapping[str, float]) -> None
     assert address.fragment == f"widget-{slug}"
     link = page.locator(f"#widget-{slug} .setlab-widget-link a").get_attribute("href")
     assert urljoin(page.url, link) == page.url, slug  # the link a reader copies
-    shown = readouts(page, slug)
+    before = readouts(page, slug)
     again = browser.page(1280, 900)
     again.goto(page.url)
     ready(again, slug)
     assert shown(again, slug, setting) == {n: _setting(str(v)) for n, v in setting.items()}, slug
-    assert readouts(again, slug) == shown, slug
+    assert readouts(again, slug) == before, slug
     again.close()
 
 

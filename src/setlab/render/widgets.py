@@ -433,14 +433,19 @@ class Widget:
             f'<th scope="col">{"default" if i == 0 else f"setting {i + 1}"}</th>'
             for i in range(len(rows))
         )
+        # a choice's label wraps in a narrow box of its own (setlab-widgets.css): spread over
+        # every column at its full length, it squeezed the numbers beside it onto two lines
+        words = '<span class="setlab-widget-words">{}</span>'.format
         body = []
         for label, cells in [
-            *((c.label, [self._control_cell(c, row) for row in rows]) for c in self.controls),
-            *((c.label, [c.text(row[c.name]) for row in rows]) for c in self.choices),
-            *((r.label, [format_readout(row[r.name], r.kind, r.unit) for row in rows])
-              for r in self.readouts),
+            *((c.label, [html.escape(self._control_cell(c, row)) for row in rows])
+              for c in self.controls),
+            *((c.label, [words(html.escape(c.text(row[c.name]))) for row in rows])
+              for c in self.choices),
+            *((r.label, [html.escape(format_readout(row[r.name], r.kind, r.unit))
+                         for row in rows]) for r in self.readouts),
         ]:  # fmt: skip
-            tds = "".join(f"<td>{html.escape(x)}</td>" for x in cells)
+            tds = "".join(f"<td>{x}</td>" for x in cells)
             body.append(f'<tr><th scope="row">{html.escape(label)}</th>{tds}</tr>')
         return (
             '<details class="setlab-widget-fallback"><summary>The same numbers as text, '

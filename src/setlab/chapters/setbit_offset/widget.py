@@ -48,10 +48,11 @@ from setlab.tools.capacity import widget_parts
 #: Seed 000 §1: the incident's offset, on the book's reference server.
 DEFAULTS = {"offset": SEED_INCIDENT_OFFSET, "redis": builds.DEFAULT_RELEASE}
 #: The text fallback's other settings: a small user id (on Redis 8.2, whose key lives in its
-#: object), a million, 2^31, the largest offset, and the largest on Valkey's glibc (512 MiB +
-#: 4 KiB where jemalloc's class is 640 MiB).
+#: object), a million, the largest offset, and the largest on Valkey's glibc (512 MiB + 4 KiB
+#: where jemalloc's class is 640 MiB). Five columns: a sixth squeezed the offsets of a 720 px
+#: page onto two lines.
 SETTINGS = ({"offset": 1000, "sets": 1000, "redis": "8.2"}, {"offset": 1_000_000},
-            {"offset": 2**31}, {"offset": bitmap.MAX_OFFSET, "sets": 100_000},
+            {"offset": bitmap.MAX_OFFSET, "sets": 100_000},
             {"offset": bitmap.MAX_OFFSET, "redis": "valkey-8.1"})  # fmt: skip
 #: How the server choice names each allocator (setlab.models.allocator's builds).
 ALLOCATOR_WORDS = {"debian": "Debian's jemalloc", "bundled": "its own jemalloc",
