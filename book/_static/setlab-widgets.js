@@ -4,8 +4,9 @@
    when the reader nears a widget, see start), feeds
    the controls into the chart's parameters, and writes each readout's value (data-value, the
    number; text, as the Python fallback writes it). A widget that is ready has data-ready="1".
-   Its settings live in the page's URL, one parameter per control (?setbit.offset=700000000):
-   a reader copies the address, and whoever opens it sees the same readouts. */
+   Its settings live in the page's URL, one parameter per control (?setbit.offset=700000000)
+   and per choice (a <select>, render/widget_controls.py Choice: ?setbit.redis=8.2): a reader
+   copies the address, and whoever opens it sees the same readouts. */
 (function () {
   "use strict";
 
@@ -95,8 +96,8 @@
   }
 
   /* The lines to copy (render/widgets.py Command): each {name} is a control's box as it reads
-     (even a value the CLI refuses: the copied line then gets the same refusal) or a whole-number
-     readout, every digit. */
+     (even a value the CLI refuses: the copied line then gets the same refusal), a choice's
+     word, or a whole-number readout, every digit. */
   function commands(figure, view) {
     function control(name) {
       return figure.querySelector('.setlab-control[data-control="' + name + '"]');
@@ -113,6 +114,8 @@
         function (_, name) {
           var control = figure.querySelector('.setlab-control[data-control="' + name + '"]');
           if (control) return control.querySelector("input[type=number]").value.trim();
+          var choice = chosen(figure, name);
+          if (choice) return choice.value;
           var value = Number(view.signal(name));
           return isFinite(value) ? BigInt(Math.round(value)).toString() : "?";
         });
@@ -187,8 +190,13 @@
     else figure.dataset.refused = "1";
   }
 
-  /* The URL parameter of a control: the widget's slug and the control's name. */
+  /* The URL parameter of a control or a choice: the widget's slug and its name. */
   function param(figure, name) { return figure.dataset.widget + "." + name; }
+
+  /* A choice's <select> (render/widget_controls.py Choice), or null when none has that name. */
+  function chosen(figure, name) {
+    return figure.querySelector('.setlab-choice[data-choice="' + name + '"] select');
+  }
 
   /* Writes the widget's settings into the address (replacing, not adding, a history entry),
      keeping every other parameter, and points the fragment at the widget. */
@@ -197,8 +205,13 @@
     figure.querySelectorAll(".setlab-control").forEach(function (control) {
       var box = control.querySelector("input[type=number]");
       var key = param(figure, control.dataset.control);
+      // a refused value is not shared (a choice made meanwhile is): the last one taken stays
+      if (figure.dataset.refusedBy === control.dataset.control) return;
       if (given(control)) query.set(key, box.value);
       else query.delete(key);  // left out: solved, as setlab calc solves an option not given
+    });
+    figure.querySelectorAll(".setlab-choice").forEach(function (choice) {
+      query.set(param(figure, choice.dataset.choice), choice.querySelector("select").value);
     });
     var url = window.location.pathname + "?" + query.toString() + "#" + figure.id;
     window.history.replaceState(window.history.state, "", url);
@@ -293,7 +306,27 @@
       });
       box.addEventListener("change", function () { apply(Number(box.value), box); });
     });
-    return { appliers: appliers, givers: givers };
+    var choosers = {};
+    figure.querySelectorAll(".setlab-choice").forEach(function (choice) {
+      var name = choice.dataset.choice, select = choice.querySelector("select");
+      // word: from the address (not rewritten), or undefined for the reader's pick; a word
+      // the list does not hold leaves the choice as it is
+      choosers[name] = function (word) {
+        if (word !== undefined) {
+          var known = Array.prototype.some.call(select.options, function (option) {
+            return option.value === word;
+          });
+          if (!known) return Promise.resolve();
+          select.value = word;
+        } else remember(figure);
+        var view = currentView();
+        return view.signal(name, select.value).runAsync().then(function () {
+          readouts(figure, view);
+        });
+      };
+      select.addEventListener("change", function () { choosers[name](); });
+    });
+    return { appliers: appliers, givers: givers, choosers: choosers };
   }
 
   /* The settings the URL names for this widget, applied as if typed (without rewriting it).
@@ -311,6 +344,10 @@
         pending.push(wired.appliers[name](Number(value), null, value.trim()));
       }
     });
+    Object.keys(wired.choosers).forEach(function (name) {
+      var word = query.get(param(figure, name));
+      if (word !== null) pending.push(wired.choosers[name](word.trim()));
+    });
     return Promise.all(pending).then(function () { return currentView().runAsync(); });
   }
 
@@ -323,6 +360,9 @@
         var box = control.querySelector("input[type=number]"), name = control.dataset.control;
         if (box.value.trim() !== "") result.view.signal(name, Number(box.value));
         if (control.dataset.solved) result.view.signal(name + "_given", given(control) ? 1 : 0);
+      });
+      figure.querySelectorAll(".setlab-choice").forEach(function (choice) {
+        result.view.signal(choice.dataset.choice, choice.querySelector("select").value);
       });
       return result.view.runAsync();
     });

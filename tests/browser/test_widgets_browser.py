@@ -87,7 +87,8 @@ def birthday_cli(s: dict) -> dict[str, float]:
 
 
 def setbit_cli(s: dict) -> dict[str, float]:
-    data = drive.calc("setbit", int(s["offset"]), "--sets", int(s.get("sets", 1)))
+    data = drive.calc("setbit", int(s["offset"]), "--redis", s.get("redis", "7.0"),
+                      "--sets", int(s.get("sets", 1)))  # fmt: skip
     return {"strlen": data["strlen"], "alloc": data["allocation"],
             "usage": data["memory_usage"], "first_ms": data["first_write_ms"],
             "total": data["scale"]["total"], "masters": data["scale"]["masters"]}  # fmt: skip
@@ -103,8 +104,9 @@ WIDGETS: dict[str, tuple[list[dict], Callable[[dict], dict], tuple[str, float]]]
               bloom_cli, ("n", 7.3)),
     "birthday": ([{"n": 1000, "bits": 20}, {"n": 100_000, "bits": 32}, {"n": 77_000, "bits": 64}],
                  birthday_cli, ("n", 4.5)),
-    "setbit": ([{"offset": 1000, "sets": 1}, {"offset": 700_000_000, "sets": 5},
-                {"offset": 2**32 - 1, "sets": 100_000}],
+    "setbit": ([{"offset": 1000, "sets": 1, "redis": "8.2"},
+                {"offset": 700_000_000, "sets": 5, "redis": "6.2"},
+                {"offset": 2**32 - 1, "sets": 100_000, "redis": "valkey-8.1"}],
                setbit_cli, ("offset", 6.5)),
 }  # fmt: skip
 
@@ -170,8 +172,7 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, b
             _check(page, slug, cli(setting), f"{slug} at {setting}")
         drive.url_restores(browser, page, slug, settings[-1])
         value = drive.move_slider(page, slug, control, position)
-        boxes = {name: float(page.locator(f"#widget-{slug}-{name}").input_value())
-                 for name in settings[-1]}  # fmt: skip
+        boxes = drive.shown(page, slug, settings[-1])
         assert boxes[control] == value
         _check(page, slug, cli(boxes), f"{slug} after the {control} slider")
 
@@ -192,6 +193,85 @@ def test_widget_shows_what_setlab_calc_prints_offline_and_without_errors(site, b
                 assert _overlapping_labels(shot, slug) == [], f"{slug} at {width} px"
         assert browser.outside == []
         assert browser.errors == []
+
+
+def test_the_server_choice_prices_setbit_as_setlab_calc_redis_does_and_is_kept(site, browser):
+    """Choose each server ``setlab calc setbit --redis`` takes: the allocator's block, MEMORY
+    USAGE and the totals become what the CLI prints for that release, the line to copy gains
+    ``--redis R`` (and, run as it reads, prints them); the choice goes into the address, opened
+    afresh it is chosen again with the same readouts, and a word the list does not hold leaves
+    the default. Screenshots with Valkey chosen, 1280 and 390 px, light and dark."""
+    from setlab.models.builds import RELEASES
+
+    offset, path = 2**32 - 1, drive.page_of(site, "setbit")
+    blocks = {}
+    with serve(site) as base:
+        page = browser.page(1280, 900)
+        page.goto(base + path + "?keep=1")
+        drive.ready(page, "setbit")
+        select = page.get_by_label("server", exact=True)  # its <label> names it
+        assert select.evaluate("el => el.tagName") == "SELECT"
+        assert select.locator("option").evaluate_all("os => os.map(o => o.value)") == list(RELEASES)
+        drive.set_boxes(page, "setbit", {"offset": offset})
+        for release in RELEASES:
+            drive.set_boxes(page, "setbit", {"redis": release})
+            want = setbit_cli({"offset": offset, "redis": release})
+            _check(page, "setbit", want, f"setbit on {release}")
+            line = page.locator("#widget-setbit code[data-template]").first.inner_text()
+            assert line == f"setlab calc setbit {offset} --redis {release} --sets 1"
+            data = drive.calc(*shlex.split(line)[2:])
+            assert data["release"] == release
+            assert (data["allocation"], data["memory_usage"]) == (want["alloc"], want["usage"])
+            blocks[release] = want["alloc"]
+        # jemalloc's class above 512 MiB is 640 MiB (its manual's table); glibc maps the
+        # 2^29 + 10 bytes asked for, with its 8-byte header, in whole 4 KiB pages, of which
+        # 16 bytes are its own (malloc.c; 512 MiB + 4 KiB, measured on Valkey 8.1.8)
+        assert {r: b for r, b in blocks.items() if r != "valkey-8.1"} == dict.fromkeys(
+            [r for r in RELEASES if r != "valkey-8.1"], 640 * 2**20
+        )
+        assert blocks["valkey-8.1"] == 2**29 + 4096 - 16
+        assert "setbit.redis=valkey-8.1" in page.url
+        drive.url_restores(browser, page, "setbit",
+                           {"offset": offset, "sets": 1, "redis": "valkey-8.1"})  # fmt: skip
+        again = browser.page(390, 900)
+        again.goto(page.url)
+        drive.ready(again, "setbit")
+        assert again.locator("#widget-setbit-redis").input_value() == "valkey-8.1"
+        assert again.locator("#widget-setbit code[data-template]").first.inner_text() == line
+        unknown = browser.page(1280, 900)
+        unknown.goto(base + path + "?setbit.redis=9.9&setbit.offset=1000")
+        drive.ready(unknown, "setbit")
+        assert unknown.locator("#widget-setbit-redis").input_value() == "7.0"
+        _check(unknown, "setbit", setbit_cli({"offset": 1000}), "setbit with ?setbit.redis=9.9")
+        # an offset the CLI refuses stays refused on any server, and out of the address, while
+        # the line to copy (which the CLI refuses the same way) takes the server chosen
+        drive.set_boxes(unknown, "setbit", {"offset": 2**32})
+        drive.set_boxes(unknown, "setbit", {"redis": "8.2"})
+        assert unknown.locator("#widget-setbit .setlab-widget-refusal").is_visible()
+        assert all(math.isnan(v) for v, _ in drive.readouts(unknown, "setbit").values())
+        refused = unknown.locator("#widget-setbit code[data-template]").first.inner_text()
+        assert refused == f"setlab calc setbit {2**32} --redis 8.2 --sets 1"
+        assert "setbit.redis=8.2" in unknown.url and "setbit.offset=1000" in unknown.url
+
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        for width in (1280, 390):
+            for dark in (False, True):
+                shot = browser.page(width, 900, dark)
+                shot.goto(base + path + "?setbit.redis=valkey-8.1")
+                figure = drive.ready(shot, "setbit")
+                shot.add_style_tag(
+                    content=".bd-header, .bd-header-article, .skip-link { visibility: hidden; }"
+                )
+                figure.scroll_into_view_if_needed()
+                assert shot.locator("#widget-setbit-redis").is_visible()
+                theme = "dark" if dark else "light"
+                figure.screenshot(path=str(SHOTS / f"setbit-valkey-{width}-{theme}.png"))
+                box = figure.bounding_box()
+                assert box["width"] <= width, f"setbit is wider than a {width} px screen"
+                chosen = shot.locator("#widget-setbit-redis").bounding_box()
+                assert chosen["x"] + chosen["width"] <= box["x"] + box["width"], width
+    assert browser.outside == []
+    assert browser.errors == []
 
 
 #: What a reader gives the Bloom calculator, beyond n and p: each pair and triple setlab calc
@@ -285,7 +365,7 @@ def test_without_the_vega_script_a_widget_is_its_text(site, browser, slug):
             assert text == format_readout(value, *kinds[name]) and text != "—", name
         figure.locator("details summary").click()
         assert figure.locator("details table").is_visible()
-        controls = figure.locator(".setlab-control").count()
+        controls = figure.locator(".setlab-control, .setlab-choice").count()
         assert figure.locator("details tbody tr").count() == controls + len(defaults)
 
 

@@ -1,5 +1,5 @@
 """Drive a setlab widget (setlab.render.widgets) in a Playwright page: set its number boxes or
-move its sliders, wait for the readouts the change caused, and read them back; and what
+its choices, move its sliders, wait for the readouts the change caused, and read them back; and what
 ``setlab calc … --json`` prints for the same setting, which the readouts must equal."""
 
 from __future__ import annotations
@@ -53,14 +53,34 @@ def _wait_after(page, slug: str, before: int) -> None:
     )
 
 
-def set_boxes(page, slug: str, values: Mapping[str, float]) -> None:
-    """Type each value into its control's number box (a reader pressing Tab after typing)."""
+def set_boxes(page, slug: str, values: Mapping[str, float | str]) -> None:
+    """Type each value into its control's number box (a reader pressing Tab after typing), or
+    pick a choice's word in its ``<select>``."""
     for name, value in values.items():
         before = _updates(page, slug)
         box = page.locator(f"#widget-{slug}-{name}")
-        box.fill(str(int(value)) if float(value).is_integer() else repr(float(value)))
-        box.dispatch_event("change")
+        if isinstance(value, str) and box.evaluate("el => el.tagName") == "SELECT":
+            if box.input_value() == value:
+                continue  # picked already: no change, no update to wait for
+            box.select_option(value)
+        else:
+            box.fill(str(int(value)) if float(value).is_integer() else repr(float(value)))
+            box.dispatch_event("change")
         _wait_after(page, slug, before)
+
+
+def shown(page, slug: str, names) -> dict[str, float | str]:
+    """What the inputs ``names`` hold: a number box's number, a choice's word."""
+    return {name: _setting(page.locator(f"#widget-{slug}-{name}").input_value())
+            for name in names}  # fmt: skip
+
+
+def _setting(text: str) -> float | str:
+    """A box's number, or a choice's word (``valkey-8.1``) as it is."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def set_given(page, slug: str, given: tuple[str, ...]) -> None:
@@ -101,19 +121,18 @@ def url_restores(browser, page, slug: str, setting: Mapping[str, float]) -> None
     address = urlsplit(page.url)
     query = parse_qs(address.query)
     assert query.pop("keep", None) == ["1"], f"{slug}: the page's own parameter was dropped"
-    assert {k: float(v[0]) for k, v in query.items() if k.startswith(f"{slug}.")} == {
-        f"{slug}.{name}": float(value) for name, value in setting.items()
+    assert {k: _setting(v[0]) for k, v in query.items() if k.startswith(f"{slug}.")} == {
+        f"{slug}.{name}": _setting(str(value)) for name, value in setting.items()
     }, slug
     assert address.fragment == f"widget-{slug}"
     link = page.locator(f"#widget-{slug} .setlab-widget-link a").get_attribute("href")
     assert urljoin(page.url, link) == page.url, slug  # the link a reader copies
-    shown = readouts(page, slug)
+    before = readouts(page, slug)
     again = browser.page(1280, 900)
     again.goto(page.url)
     ready(again, slug)
-    boxes = {n: float(again.locator(f"#widget-{slug}-{n}").input_value()) for n in setting}
-    assert boxes == {n: float(v) for n, v in setting.items()}, slug
-    assert readouts(again, slug) == shown, slug
+    assert shown(again, slug, setting) == {n: _setting(str(v)) for n, v in setting.items()}, slug
+    assert readouts(again, slug) == before, slug
     again.close()
 
 

@@ -156,7 +156,7 @@ def test_a_command_is_filled_with_control_values_and_whole_readouts_and_checked(
     assert 'data-template="setlab calc x -n {n} --half {half}"' in made.html()
     for template in ("x {cls}", "x {nope}"):
         bad = [widgets.Command("c", template)]
-        with pytest.raises(ValueError, match="not a control or an int readout"):
+        with pytest.raises(ValueError, match="not a control, a choice or an int readout"):
             Widget(demo.slug, demo.title, demo.chart, demo.controls, demo.readouts,
                    demo.caption, demo.source, commands=bad)  # fmt: skip
 
@@ -259,3 +259,87 @@ def test_a_widget_names_the_calculator_of_its_first_setlab_calc_line():
     named = Widget(w.slug, w.title, w.chart, w.controls, w.readouts, w.caption, w.source,
                    commands=lines)  # fmt: skip
     assert named.terminal is lines[1] and named.calculator == "sharded-bloom"
+
+
+def _chooser() -> Widget:
+    """A size whose class depends on the allocator chosen: two words share one table."""
+    chart = alt.Chart(alt.Data(values=[{"x": 1}])).mark_point().encode(x="x:Q")
+    classes = {
+        a: widgets.step_expr(
+            "s", *widgets.step_table(lambda n, a=a: bitmap.jemalloc_size_class(n, a), 1, 200)
+        )
+        for a in ("debian", "bundled")
+    }
+    uses = {"7.0": "debian", "6.2": "bundled", "8.2": "bundled"}
+    return Widget(
+        "chooser", "Chooser", chart,
+        [Control("s", "size", 20, 1, 200, integer=True)],
+        [Readout("cls", "class",
+                 widgets.choice_expr("redis", {w: classes[a] for w, a in uses.items()}),
+                 lambda s: bitmap.jemalloc_size_class(round(s["s"]), uses[s["redis"]]),
+                 kind="int")],
+        "Choose.", "formula", [{"s": 40, "redis": "8.2"}],
+        commands=[widgets.Command("cli", "setlab calc x -s {s} --redis {redis}")],
+        choices=[widget_controls.Choice(
+            "redis", "server", {"7.0": "Redis 7.0 (Debian)", "6.2": "Redis 6.2 & co",
+                                "8.2": "Redis 8.2"}, "7.0")],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("word", ["7.0", "6.2", "8.2"])
+@pytest.mark.parametrize("size", [20, 24, 40, 41, 56])
+def test_a_choice_picks_its_words_expression_in_vega(word, size):
+    w = _chooser()
+    got = widgets.evaluate_in_vega(w, {"s": size, "redis": word})
+    # 24, 40 and 56 are classes of the bundled jemalloc (8-byte quantum) only
+    assert got["cls"] == bitmap.jemalloc_size_class(size, "debian" if word == "7.0" else "bundled")
+    # the two bundled words share one table, shipped once: one test picks Debian's, the
+    # other table is what is left
+    assert w.readouts[0].expr.count("redis == ") == 1
+
+
+def test_a_choice_is_a_labelled_select_kept_in_the_line_the_fallback_and_jupyterlab():
+    w = _chooser()
+    assert w.defaults == {"s": 20, "redis": "7.0"}
+    page = w.html()
+    choice = re.search(r'<div class="setlab-choice" data-choice="redis">.*?</div>', page).group(0)
+    assert '<label for="widget-chooser-redis">server</label>' in choice
+    assert '<select id="widget-chooser-redis">' in choice
+    assert re.findall(r'<option value="([^"]+)"', choice) == ["7.0", "6.2", "8.2"]
+    assert '<option value="7.0" selected>Redis 7.0 (Debian)</option>' in choice
+    assert "Redis 6.2 &amp; co" in choice  # labels are escaped
+    # the line to copy takes the word; the fallback and the text take the label
+    assert [w.command_text(w.commands[0], r) for r in w.rows()] == [
+        "setlab calc x -s 20 --redis 7.0", "setlab calc x -s 40 --redis 8.2"]  # fmt: skip
+    words = '<td><span class="setlab-widget-words">{}</span></td>'.format
+    assert words("Redis 7.0 (Debian)") + words("Redis 8.2") in w.fallback_html()
+    assert "redis=Redis 8.2" in w.text()
+    spec = json.loads(re.search(r'class="setlab-widget-spec">(.*?)</script>', page).group(1))
+    assert {"name": "redis", "value": "7.0"} in spec["params"]
+    # JupyterLab: Vega's own select, with the labels
+    import vl_convert
+
+    bound = {p["name"]: p for p in w.spec(bind=True)["params"]}
+    assert bound["redis"]["bind"] == {"input": "select", "name": "server",
+                                      "options": ["7.0", "6.2", "8.2"],
+                                      "labels": ["Redis 7.0 (Debian)", "Redis 6.2 & co",
+                                                 "Redis 8.2"]}  # fmt: skip
+    signals = vl_convert.vegalite_to_vega(w.spec(bind=True))["signals"]
+    assert next(s for s in signals if s["name"] == "redis")["bind"]["input"] == "select"
+
+
+def test_bad_choices_are_refused():
+    Choice = widget_controls.Choice
+    with pytest.raises(ValueError, match="not one of its options"):
+        Choice("redis", "server", {"7.0": "Redis 7.0"}, "9.9")
+    with pytest.raises(ValueError, match="shell and a URL"):
+        Choice("redis", "server", {"7.0 jemalloc": "Redis 7.0"}, "7.0 jemalloc")
+    with pytest.raises(ValueError, match="name"):
+        Choice("Redis", "server", {"7.0": "Redis 7.0"}, "7.0")
+    w = _chooser()
+    with pytest.raises(ValueError, match="repeat"):
+        Widget(w.slug, w.title, w.chart, w.controls, w.readouts, w.caption, w.source,
+               choices=[*w.choices, *w.choices])  # fmt: skip
+    with pytest.raises(ValueError, match="not a control, a choice or an int readout"):
+        Widget(w.slug, w.title, w.chart, w.controls, w.readouts, w.caption, w.source,
+               commands=[widgets.Command("cli", "x --redis {redis}")])  # fmt: skip

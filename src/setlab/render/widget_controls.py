@@ -1,7 +1,8 @@
 """A widget's inputs (:mod:`setlab.render.widgets`): :class:`Control` (a slider and a number box,
-or a quantity the reader may leave out for the widget to solve), :class:`Command` (a line to copy
-that the page rewrites), and how a control refuses what ``setlab calc`` refuses, in its words —
-or, where only the page stops, in the page's (:meth:`Control.refusals`)."""
+or a quantity the reader may leave out for the widget to solve), :class:`Choice` (one of a closed
+list, such as the server a calculator prices for), :class:`Command` (a line to copy that the page
+rewrites), and how a control refuses what ``setlab calc`` refuses, in its words — or, where only
+the page stops, in the page's (:meth:`Control.refusals`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+#: what a :class:`Choice`'s option may be: a word a shell and a URL carry as it is
+_WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: where a value goes in a :class:`Command`'s template
 PLACE = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
@@ -151,6 +154,39 @@ class Control:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One input from a closed list: a Vega-Lite parameter ``name`` holding one of the words
+    in ``options`` (word → the label the reader sees), starting at ``value``.
+
+    The word is what ``setlab calc`` takes for the same input (``"8.2"`` for ``--redis 8.2``):
+    a :class:`Command` template's ``{name}`` writes it, the page's address keeps it
+    (``?setbit.redis=8.2``), and a readout's expression compares the parameter with it
+    (:func:`setlab.render.widgets.choice_expr`). The page shows a ``<select>``, which stays one
+    line at 390 px however many options there are. Nothing is refused: the list is closed, and
+    a word in the address that is not in it leaves the choice at ``value``.
+    """
+
+    name: str
+    label: str
+    options: Mapping[str, str]
+    value: str
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        bad = [word for word in self.options if not _WORD.match(word)]
+        if bad:
+            raise ValueError(f"choice {self.name!r}: options must match {_WORD.pattern} (a "
+                             f"shell and a URL carry them as they are), got {bad}")  # fmt: skip
+        if self.value not in self.options:
+            raise ValueError(f"choice {self.name!r} starts at {self.value!r}, not one of its "
+                             f"options {list(self.options)}")  # fmt: skip
+
+    def text(self, word: str) -> str:
+        """The option ``word`` as the text fallback writes it: its label."""
+        return self.options[word]
+
+
+@dataclass(frozen=True)
 class Command:
     """A line the reader copies to get the same numbers elsewhere (``setlab calc …``, the Redis
     command): ``template`` with ``{name}`` where a control's value (as its box holds it) or an
@@ -249,6 +285,22 @@ def control_html(wid: str, c: Control, row: Mapping[str, float]) -> str:
         f'<input type="number" id="{ident}" min="{c.low!r}" max="{c.high!r}" '
         f'step="{number_step}" value="{box_value}"{off}>'
         f'<span class="setlab-unit">{html.escape(c.unit)}</span></div>'
+    )
+
+
+def choice_html(wid: str, c: Choice, row: Mapping[str, object]) -> str:
+    """The choice in widget ``wid`` at setting ``row``: a labelled ``<select>`` with
+    ``row[c.name]`` selected (setlab-widgets.js feeds it to the chart and the address)."""
+    ident = f"{wid}-{c.name}"
+    options = "".join(
+        f'<option value="{html.escape(word)}"{" selected" if word == row[c.name] else ""}>'
+        f"{html.escape(label)}</option>"
+        for word, label in c.options.items()
+    )
+    return (
+        f'<div class="setlab-choice" data-choice="{c.name}">'
+        f'<label for="{ident}">{html.escape(c.label)}</label>'
+        f'<select id="{ident}">{options}</select></div>'
     )
 
 

@@ -5,6 +5,8 @@ A widget is three things, each checked against the models by a test:
 
 - **controls** (:class:`Control`): the inputs, each a Vega-Lite parameter of the chart, shown on
   the page as a slider *and* a number box (log-scaled sliders for quantities spanning decades);
+  and **choices** (:class:`Choice`), an input from a closed list (the server a calculator
+  prices for), shown as a ``<select>``, that readouts read with :func:`choice_expr`;
 - **readouts** (:class:`Readout`): the outputs, each a Vega-Lite parameter computed by a Vega
   expression over the controls, shown as text in ``<output data-readout="name"
   data-value="…">`` elements a browser test can read. Each readout also carries ``model``, the
@@ -37,9 +39,16 @@ terminal (:attr:`Widget.calculator`; ``setlab.site.calculators`` finds both)::
             commands=[Command("the same in a terminal:", "setlab calc bloom -n {n} -p {p}")],
         )
 
-and on the page one cell, ``widget.calculator()``. The parameters are added to the chart's
-top level here (do not declare them in Altair). Test it with :func:`evaluate_in_vega` against the
-readouts' models, and in ``tests/browser/test_widgets_browser.py`` against ``setlab calc … --json``.
+and on the page one cell, ``widget.calculator()``. A model that depends on a closed list (the
+server's release) takes a :class:`Choice` and one expression per word::
+
+    choices=[Choice("redis", "server", {"7.0": "Redis 7.0", "valkey-8.1": "Valkey 8.1"}, "7.0")],
+    readouts=[Readout("usage", "MEMORY USAGE", choice_expr("redis", {"7.0": "…", …}), …)],
+    commands=[Command("the same in a terminal:", "setlab calc setbit {offset} --redis {redis}")],
+
+The parameters are added to the chart's top level here (do not declare them in Altair). Test it
+with :func:`evaluate_in_vega` against the readouts' models, and in
+``tests/browser/test_widgets_browser.py`` against ``setlab calc … --json``.
 
 In the built book (the ``setlab_vega`` Sphinx extension sets ``SETLAB_WIDGETS=static``) the
 widget is HTML that ``book/_static/setlab-widgets.js`` brings to life with the Vega bundle served
@@ -61,9 +70,11 @@ from typing import Any
 from setlab.core.formats import format_readout
 from setlab.render.widget_controls import (
     PLACE,
+    Choice,
     Command,
     Control,
     check_name,
+    choice_html,
     control_html,
     control_text,
     plain_value,
@@ -77,7 +88,8 @@ VEGALITE_MIME = "application/vnd.vegalite.v5+json"
 #: setlab-widgets.js).
 KINDS = ("int", "bytes", "number", "percent", "rate", "text")
 
-Settings = Mapping[str, float]
+#: A setting: each control's number and each choice's word, by name.
+Settings = Mapping[str, Any]
 #: How a widget's line for the terminal starts; the next word names its calculator.
 CALC_PREFIX = "setlab calc "
 
@@ -174,6 +186,23 @@ def decade_axis(fmt: str = "~g") -> Any:
     )  # fmt: skip
 
 
+def choice_expr(var: str, cases: Mapping[str, str]) -> str:
+    """A Vega expression that is ``cases[word]`` where the :class:`Choice` ``var`` is ``word``:
+    each distinct expression once (options that share a model share its table), the last one
+    for whatever no earlier test matches."""
+    if not cases:
+        raise ValueError("choice_expr needs at least one case")
+    words: dict[str, list[str]] = {}
+    for word, expr in cases.items():
+        words.setdefault(expr, []).append(word)
+    *tested, (last, _) = words.items()
+    out = f"({last})"
+    for expr, said in reversed(tested):
+        test = " || ".join(f"{var} == {json.dumps(w)}" for w in said)
+        out = f"({test} ? ({expr}) : {out})"
+    return out
+
+
 def text_lookup(index: str, texts: Sequence[str]) -> str:
     """A Vega expression picking ``texts[index]``: words computed in Python at build time (a
     pick, its reason) that the browser only looks up, as :func:`step_expr` does for numbers."""
@@ -207,25 +236,29 @@ class Widget:
     #: ``setlab calc`` refuses it with (a combination of given controls it cannot solve): the
     #: page then shows the message and no number.
     refusal: str | None = None
+    #: Inputs from a closed list (shown after the controls), each a Vega param holding a word.
+    choices: Sequence[Choice] = ()
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9-]+$", self.slug):
             raise ValueError(f"slug must be lowercase letters, digits and '-', got {self.slug!r}")
         names = [c.name for c in self.controls] + [r.name for r in self.readouts]
-        names += list(self.derived) + [c.flag for c in self.controls if c.optional]
+        names += [c.name for c in self.choices] + list(self.derived)
+        names += [c.flag for c in self.controls if c.optional]
         names += ["refusal"] if self.refusal is not None else []
         for name in self.derived:
             check_name(name)
         if len(set(names)) != len(names):
             raise ValueError(f"widget {self.slug!r}: parameter names repeat: {names}")
-        usable = {c.name for c in self.controls} | {
+        usable = {c.name for c in (*self.controls, *self.choices)} | {
             r.name for r in self.readouts if r.kind == "int"
         }
         for command in self.commands:
             unknown = set(command.names()) - usable
             if unknown:
                 raise ValueError(f"widget {self.slug!r}: command {command.label!r} names "
-                                 f"{sorted(unknown)}, not a control or an int readout")  # fmt: skip
+                                 f"{sorted(unknown)}, not a control, a choice or an int "
+                                 "readout")  # fmt: skip
         # a page message says "run the line below": there must be one
         pointing = [c.name for c in self.controls
                     if {c.beyond(), c.off_grid()} & set(c.refusals().values())]  # fmt: skip
@@ -252,12 +285,14 @@ class Widget:
         return None if line is None else line.template.removeprefix(CALC_PREFIX).split()[0]
 
     @property
-    def defaults(self) -> dict[str, float]:
-        """The controls' starting values, and whether each optional control starts given."""
+    def defaults(self) -> dict[str, Any]:
+        """The controls' starting values, whether each optional control starts given, and the
+        choices' starting words."""
         flags = {c.flag: float(c.given) for c in self.controls if c.optional}
-        return {**{c.name: c.value for c in self.controls}, **flags}
+        words = {c.name: c.value for c in self.choices}
+        return {**{c.name: c.value for c in self.controls}, **flags, **words}
 
-    def rows(self) -> list[dict[str, float]]:
+    def rows(self) -> list[dict[str, Any]]:
         """The fallback's settings with every readout computed by its model, defaults first."""
         rows = []
         for setting in [self.defaults, *self.settings]:
@@ -287,6 +322,13 @@ class Widget:
                 if bind:
                     flag["bind"] = {"input": "checkbox", "name": f"given: {c.label}"}
                 params.append(flag)
+        for choice in self.choices:
+            param = {"name": choice.name, "value": choice.value}
+            if bind:
+                param["bind"] = {"input": "select", "name": choice.label,
+                                 "options": list(choice.options),
+                                 "labels": list(choice.options.values())}  # fmt: skip
+            params.append(param)
         params += self.expr_params()
         spec["params"] = params
         spec.setdefault("background", None)
@@ -300,15 +342,17 @@ class Widget:
 
     def _names(self) -> set[str]:
         flags = {c.flag for c in self.controls if c.optional}
-        return ({c.name for c in self.controls} | {r.name for r in self.readouts}
-                | set(self.derived) | flags | {"refusal"})  # fmt: skip
+        return ({c.name for c in (*self.controls, *self.choices)}
+                | {r.name for r in self.readouts} | set(self.derived) | flags
+                | {"refusal"})  # fmt: skip
 
     def html(self) -> str:
         """The widget as HTML for the static book: controls, readouts (initial values from the
         models), the chart's place, the spec as JSON, and the text fallback."""
         wid = f"widget-{self.slug}"
         defaults = self.rows()[0]
-        controls = "\n".join(control_html(wid, c, defaults) for c in self.controls)
+        controls = "\n".join([*(control_html(wid, c, defaults) for c in self.controls),
+                              *(choice_html(wid, c, defaults) for c in self.choices)])  # fmt: skip
         if any(c.optional for c in self.controls):
             controls = (
                 '<p class="setlab-widget-hint">Tick what you know; what is not ticked is '
@@ -346,6 +390,7 @@ class Widget:
         part in ``[…]`` is kept only when every optional control it names is given (``[-m {m}]``
         is dropped while m is solved), and an optional control left out reads its solution."""
         controls = {c.name: c for c in self.controls}
+        choices = {c.name for c in self.choices}
 
         def given(name: str) -> bool:
             c = controls.get(name)
@@ -360,6 +405,8 @@ class Widget:
                 c = controls[name]
                 shown = row[name] if given(name) else row[c.solved]  # type: ignore[index]
                 return plain_value(shown, c.integer)
+            if name in choices:
+                return str(row[name])
             return str(round(row[name]))
 
         kept = re.sub(r"\[([^\]]*)\] ?", part, command.template).strip()
@@ -386,13 +433,19 @@ class Widget:
             f'<th scope="col">{"default" if i == 0 else f"setting {i + 1}"}</th>'
             for i in range(len(rows))
         )
+        # a choice's label wraps in a narrow box of its own (setlab-widgets.css): spread over
+        # every column at its full length, it squeezed the numbers beside it onto two lines
+        words = '<span class="setlab-widget-words">{}</span>'.format
         body = []
         for label, cells in [
-            *((c.label, [self._control_cell(c, row) for row in rows]) for c in self.controls),
-            *((r.label, [format_readout(row[r.name], r.kind, r.unit) for row in rows])
-              for r in self.readouts),
+            *((c.label, [html.escape(self._control_cell(c, row)) for row in rows])
+              for c in self.controls),
+            *((c.label, [words(html.escape(c.text(row[c.name]))) for row in rows])
+              for c in self.choices),
+            *((r.label, [html.escape(format_readout(row[r.name], r.kind, r.unit))
+                         for row in rows]) for r in self.readouts),
         ]:  # fmt: skip
-            tds = "".join(f"<td>{html.escape(x)}</td>" for x in cells)
+            tds = "".join(f"<td>{x}</td>" for x in cells)
             body.append(f'<tr><th scope="row">{html.escape(label)}</th>{tds}</tr>')
         return (
             '<details class="setlab-widget-fallback"><summary>The same numbers as text, '
@@ -413,6 +466,7 @@ class Widget:
         lines = [self.title]
         for row in self.rows():
             parts = [f"{c.name}={self._control_cell(c, row)}" for c in self.controls]
+            parts += [f"{c.name}={c.text(row[c.name])}" for c in self.choices]
             parts += [f"{r.label}: {format_readout(row[r.name], r.kind, r.unit)}"
                       for r in self.readouts]  # fmt: skip
             lines.append("  " + "; ".join(parts))
