@@ -178,3 +178,26 @@ def test_advise_says_the_build_and_the_default(ids_file):
     valkey = _setlab("advise", str(ids_file), "--redis", "valkey-8.1").stdout
     assert "priced for Valkey 8.1, glibc malloc" in valkey
     assert not any(word in default + valkey for word in OLD_WORDS)
+
+
+def test_calc_bloom_prices_the_chain_for_each_release_as_the_stored_run_measured():
+    """BF.RESERVE 10^6 at 1% on every release of the per-release run: the chain is the module's
+    everywhere, its allocation the build's. Measured = the model's chain + the key's own few
+    dozen bytes on jemalloc; on glibc the bit array (over 128 KiB) is mapped pages or a heap
+    chunk depending on the heap's history (a page either way)."""
+    from setlab.lab.runs.releases_reference import ReleasesReference
+    from setlab.tools.calc.bloom import redisbloom_layout
+
+    run = ReleasesReference.load()
+    for server in run.servers:
+        row = run.find(server.server, "bloom")
+        report = redisbloom_layout(10**6, 0.01, release=server.server)
+        assert report.data["bytes"] == row["bf_info_size"]
+        gap = row["allocated"] - report.data["allocated"]
+        if server.allocator == "libc":
+            assert abs(gap) <= 4096 + 128, (server.server, gap)
+        else:
+            assert 0 <= gap <= 128, (server.server, gap)
+    jemalloc = redisbloom_layout(10**6, 0.01, release="8.2").data["allocated"]
+    glibc = redisbloom_layout(10**6, 0.01, release="valkey-8.1").data["allocated"]
+    assert glibc < jemalloc, "glibc maps the 1.31 MiB array in pages; jemalloc's class is 1.5 MiB"

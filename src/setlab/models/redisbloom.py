@@ -47,6 +47,7 @@ import numpy as np
 
 from setlab.core.hashing import MASK64, as_uint64, murmur64a_u64
 from setlab.core.validate import check_int, check_probability
+from setlab.models.allocator import DEFAULT_ALLOCATOR
 
 #: ``ERROR_TIGHTENING_RATIO`` in ``src/sb.c``: each sub-filter's rate is half the previous one's.
 TIGHTENING = 0.5
@@ -188,18 +189,21 @@ class ChainLayout:
         links = self.sub_filters(self.filters_for(items))
         return CHAIN_BYTES + sum(LINK_BYTES + link.bytes for link in links)
 
-    def allocated(self, items: int = 0) -> int:
-        """Bytes jemalloc hands out for the chain holding ``items``: the ``SBChain`` struct, the
-        array of ``SBLink`` structs (one ``RedisModule_Realloc`` block) and each bit array
-        (``RedisModule_Calloc``), every one rounded up to its size class
-        (:func:`setlab.models.bitmap.jemalloc_size_class`; sb.c, bloom.c in RedisBloom 2.8).
+    def allocated(self, items: int = 0, allocator: str = DEFAULT_ALLOCATOR) -> int:
+        """Bytes the allocator hands out for the chain holding ``items``: the ``SBChain``
+        struct, the array of ``SBLink`` structs (one ``RedisModule_Realloc`` block) and each
+        bit array (``RedisModule_Calloc``), every one rounded up to ``allocator``'s size
+        (:func:`setlab.models.allocator.size_class`: jemalloc's classes, or glibc's chunks and
+        pages on a ``libc`` build such as Valkey 8.1's; sb.c, bloom.c in RedisBloom 2.8).
         ``BF.INFO`` Size (:meth:`memory`, also what ``MEMORY USAGE`` reports) counts the
         requests, not the classes."""
-        from setlab.models.bitmap import jemalloc_size_class
+        from setlab.models.allocator import size_class
 
         links = self.sub_filters(self.filters_for(items))
-        structs = jemalloc_size_class(CHAIN_BYTES) + jemalloc_size_class(LINK_BYTES * len(links))
-        return structs + sum(jemalloc_size_class(link.bytes) for link in links)
+        structs = size_class(CHAIN_BYTES, allocator) + size_class(
+            LINK_BYTES * len(links), allocator
+        )
+        return structs + sum(size_class(link.bytes, allocator) for link in links)
 
     def info(self, items: int = 0) -> dict[str, int | None]:
         """What ``BF.INFO`` returns when the chain holds ``items`` items (same field names)."""

@@ -11,6 +11,7 @@ from setlab.core.formats import format_bytes
 from setlab.core.quantities import parse_bits
 from setlab.core.validate import check_int, check_probability
 from setlab.tools.calc.calculator import Calculator, Given, Option, count, rate
+from setlab.tools.calc.release import PricedFor
 from setlab.tools.calc.report import Report, rate_text, size_text
 
 
@@ -147,13 +148,24 @@ def bloom_report(solution: BloomSolution) -> Report:
 
 
 def redisbloom_layout(
-    n: int, p: float, *, expansion: int = 2, nonscaling: bool = False, load: int | None = None
+    n: int,
+    p: float,
+    *,
+    expansion: int = 2,
+    nonscaling: bool = False,
+    load: int | None = None,
+    release: str | None = None,
+    allocator: str | None = None,
 ) -> Report:
     """The chain ``BF.RESERVE key p n [EXPANSION e | NONSCALING]`` builds, holding ``load`` items
     (default ``n``): sub-filters, ``BF.INFO`` Size, expected rate (RedisBloom 2.8's layout,
-    :class:`setlab.models.redisbloom.ChainLayout`)."""
+    :class:`setlab.models.redisbloom.ChainLayout`), and what the allocator of ``release`` (or
+    ``allocator``; default Redis 7.0's) hands out for it: the layout is the module's on every
+    release, the allocation is the build's."""
+    from setlab.models.allocator import SHORT_NAME
     from setlab.models.redisbloom import MAX_CAPACITY, ChainLayout
 
+    priced = PricedFor.of(release, allocator)
     n = check_int("n", n, 1, MAX_CAPACITY)
     layout = ChainLayout(check_probability("p", p), n, expansion, nonscaling)
     load = n if load is None else check_int("load", load, 0)
@@ -166,7 +178,9 @@ def redisbloom_layout(
                              f"{first.hashes} hashes, {format_bytes(first.bytes)}"),
         ("holding", f"{load:,} items in {filters} sub-filter{'s' * (filters > 1)}"),
         ("BF.INFO Size", f"{format_bytes(layout.memory(load))} ({layout.memory(load):,} bytes)"),
-        ("jemalloc gives", f"{format_bytes(layout.allocated(load))} (size classes)"),
+        ("priced for", priced.text),
+        ("allocated", f"{format_bytes(layout.allocated(load, priced.allocator))} "
+                      f"({SHORT_NAME[priced.allocator]})"),
         ("expected rate", rate_text(layout.expected_fpr(load)) if load else "0"),
         ("design rate", f"{rate_text(layout.design_fpr(filters))} (all sub-filters full)"),
     ]  # fmt: skip
@@ -179,7 +193,7 @@ def redisbloom_layout(
         )
     report.data = {
         "command": command, "sub_filters": filters, "bytes": layout.memory(load),
-        "allocated": layout.allocated(load),
+        "allocated": layout.allocated(load, priced.allocator), **priced.as_json(),
         "expected_fpr": layout.expected_fpr(load) if load else 0.0,
         "design_fpr": layout.design_fpr(filters), "load": load,
         "first": {"capacity": first.capacity, "error": first.error, "hashes": first.hashes,
@@ -192,7 +206,9 @@ def _run(given: Given) -> list[Report]:
     """``setlab calc bloom``: the solved filter, and the RedisBloom chain when asked for."""
     solution = solve_bloom(given["n"], given["p"], given["m"], given["k"])
     reports = [bloom_report(solution)]
-    if given["redisbloom"] or given["expansion"] is not None or given["nonscaling"]:
+    layout_asked = given["expansion"] is not None or given["nonscaling"]
+    priced_asked = given["redis"] is not None or given["allocator"] is not None
+    if given["redisbloom"] or layout_asked or priced_asked:
         reports.append(
             redisbloom_layout(
                 solution.n,
@@ -200,6 +216,8 @@ def _run(given: Given) -> list[Report]:
                 expansion=2 if given["expansion"] is None else given["expansion"],
                 nonscaling=given["nonscaling"],
                 load=given["load"],
+                release=given["redis"],
+                allocator=given["allocator"],
             )
         )
     elif given["load"] is not None:
@@ -211,7 +229,8 @@ CALCULATOR = Calculator(
     "bloom",
     help="solve a Bloom filter from any two or three of n, p, m, k",
     description="Give any two or three of n, p, m, k and get the rest, with bits per item "
-    "against the lower bound log2(1/p). --redisbloom adds the chain BF.RESERVE builds.",
+    "against the lower bound log2(1/p). --redisbloom adds the chain BF.RESERVE builds and what "
+    "the allocator of the release named hands out for it (--redis, --allocator imply it).",
     options=(
         Option(("-n", "--items"), "items (e.g. 1.2e8)", dest="n", read=count("n")),
         Option(("-p", "--error"), "false-positive rate at n items (e.g. 1%)", dest="p",
@@ -227,6 +246,7 @@ CALCULATOR = Calculator(
                read=count("load", low=0)),
     ),
     run=_run,
+    shared=("redis", "allocator"),
     key_bytes="bytes",
     example="setlab calc bloom -n 1e6 -p 1% --redisbloom",
 )  # fmt: skip
