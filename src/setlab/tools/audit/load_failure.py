@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import signal
 from dataclasses import dataclass
+from pathlib import PurePath
 
 #: What a line of a Redis log is: ``pid:role day month year time level message``.
 _LOG_LINE = re.compile(r"^\d+:[A-Z] \d+ \w+ \d+ [\d:.]+ ([.\-*#]) (.*)$")
@@ -115,8 +116,10 @@ def describe(failure: LoadFailure, name: str, size: int, server: str, bloom: str
     kind, detail = failure.kind, failure.detail
     if kind == "format":
         text = f"{name} is RDB format {detail}, newer than {server} reads"
-    elif kind == "module-load":
-        text = f"the module {detail} failed to load into {server}: {failure.reason}"
+    elif kind == "module-load":  # dlopen's reason starts with the path again
+        module = PurePath(detail).name
+        reason = failure.reason.removeprefix(f"{detail}: ")
+        text = f"the module {module} failed to load into {server}: {reason}"
     elif kind == "module-data":
         module = MODULE_TYPES.get(detail)
         if module == "RedisBloom" and bloom:
