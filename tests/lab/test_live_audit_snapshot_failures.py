@@ -126,6 +126,7 @@ def starts(monkeypatch) -> list[list[str]]:
         sleep(seconds)
 
     monkeypatch.setattr(time, "sleep", short)
+    monkeypatch.setattr("redis.retry.sleep", short, raising=False)  # its own `from time import`
     spawned: list[list[str]] = []
     spawn = RedisServer._spawn.__func__
 
