@@ -279,7 +279,9 @@ class RedisServer:
         The client never retries on its own: redis-py's default ``Redis()`` retries a refused
         connection three times with backoff (about 3.5 s on redis-py 8), so a server that had
         already exited was noticed only seconds later. Here the process is checked between
-        attempts instead, and one that exited is reported at once."""
+        attempts instead, and one that exited is reported at once. A PING unanswered within
+        1 s is sent again: a server loading a snapshot answers nothing while it decodes one
+        big value."""
         deadline = time.monotonic() + timeout
         client = redis.Redis(
             host=self.host, port=self.port, socket_timeout=1, retry=Retry(NoBackoff(), 0)
@@ -292,8 +294,8 @@ class RedisServer:
                         return
                 except redis.exceptions.AuthenticationError:  # ours has no password yet
                     raise self._foreign("a server that asks for a password") from None
-                except redis.exceptions.ConnectionError:  # not listening yet, or loading
-                    pass
+                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                    pass  # not listening yet, or loading (a big value: no answer for a while)
                 if self.process.poll() is not None:
                     raise ServerExited(self.death_message(), self.process.returncode)
                 time.sleep(0.02)
