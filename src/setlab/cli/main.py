@@ -136,9 +136,14 @@ def _audit(args: argparse.Namespace) -> int:
     options = dict(match=args.match, sample=args.sample, rate=args.rate, timeout=args.timeout,
                    progress=_progress(args.progress))  # fmt: skip
     if args.rdb:
-        with snapshot.loaded(args.rdb) as loaded:
-            result = audit.audit(loaded.url, label=f"the snapshot {args.rdb}",
-                                 snapshot=loaded.as_json(), **options)  # fmt: skip
+        try:
+            with snapshot.loaded(args.rdb) as loaded:
+                result = audit.audit(loaded.url, label=f"the snapshot {args.rdb}",
+                                     snapshot=loaded.as_json(), **options)  # fmt: skip
+        except snapshot.SnapshotRefused as err:
+            if args.verbose and err.log:  # the server's own words, before the one line
+                print(err.log.rstrip(), file=sys.stderr)
+            raise
     else:
         url = os.environ.get("REDIS_URL", "")
         if not url:
@@ -222,7 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
         "their capacity, integer SETs out of the intset encoding, big keys and what a DEL of "
         "them blocks, each with what the alternative costs.",
     )  # fmt: skip
-    p.add_argument("--rdb", metavar="FILE", help="audit this RDB snapshot instead (a copy of it)")
+    p.add_argument("--rdb", metavar="FILE",
+                   help="audit this RDB snapshot instead (read by a private server)")  # fmt: skip
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="with --rdb: print the server's log when it refuses the file")  # fmt: skip
     p.add_argument("--match", metavar="PATTERN", help="only keys matching this SCAN pattern")
     p.add_argument("--sample", type=count("sample"), metavar="N",
                    help="read the first N keys SCAN returns and scale to the keyspace")  # fmt: skip

@@ -28,6 +28,8 @@ from importlib import util as importlib_util
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from setlab.lab import servers
 from setlab.lab.errors import SetlabError
@@ -39,6 +41,15 @@ _PR_SET_PDEATHSIG = 1
 
 class ServerError(SetlabError, RuntimeError):
     """A Redis server could not be started or reached, or it died."""
+
+
+class ServerExited(ServerError):
+    """A private server exited before it answered: :attr:`code` is its exit status (negative:
+    the signal that killed it), which says little of why; its log does."""
+
+    def __init__(self, message: str, code: int | None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class PortInUse(ServerError):
@@ -263,8 +274,18 @@ class RedisServer:
         return server
 
     def _wait_ready(self, timeout: float) -> None:
+        """Poll every 20 ms until the server answers PING as this process, or has exited.
+
+        The client never retries on its own: redis-py's default ``Redis()`` retries a refused
+        connection three times with backoff (about 3.5 s on redis-py 8), so a server that had
+        already exited was noticed only seconds later. Here the process is checked between
+        attempts instead, and one that exited is reported at once. A PING unanswered within
+        1 s is sent again: a server loading a snapshot answers nothing while it decodes one
+        big value."""
         deadline = time.monotonic() + timeout
-        client = redis.Redis(host=self.host, port=self.port, socket_timeout=1)
+        client = redis.Redis(
+            host=self.host, port=self.port, socket_timeout=1, retry=Retry(NoBackoff(), 0)
+        )
         try:
             while time.monotonic() < deadline:
                 try:  # whoever answers is checked first: ours may have died of the taken port
@@ -273,10 +294,10 @@ class RedisServer:
                         return
                 except redis.exceptions.AuthenticationError:  # ours has no password yet
                     raise self._foreign("a server that asks for a password") from None
-                except redis.exceptions.ConnectionError:  # not listening yet, or loading
-                    pass
+                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                    pass  # not listening yet, or loading (a big value: no answer for a while)
                 if self.process.poll() is not None:
-                    raise ServerError(self.death_message())
+                    raise ServerExited(self.death_message(), self.process.returncode)
                 time.sleep(0.02)
         finally:
             client.close()

@@ -12,7 +12,8 @@ stored stall run).
 - :mod:`.patterns`: key names folded into patterns;
 - :mod:`.findings`: one finding per thing worth changing, with its figures and chapter;
 - :mod:`.report`: groups, the terminal table, ``--json``;
-- :mod:`.snapshot`: ``--rdb``, a copy of the snapshot in a private server;
+- :mod:`.snapshot`: ``--rdb``, the snapshot loaded by a private server (read, never copied
+  unless it must be); :mod:`.load_failure`: why a server refused it, in one line;
 - :mod:`.limits`: the defaults of ``--rate`` and ``--timeout``; :mod:`.run`: :func:`audit`.
 
 :func:`audit` reads a server at a URL (or through a client already open); nothing it sends

@@ -63,18 +63,23 @@ class Context:
     build_note: str = ""
     lazy_user_del: bool = False  #: ``lazyfree-lazy-user-del yes``
     lazy_source: str = "CONFIG GET"  #: where :attr:`lazy_user_del` comes from
+    #: a Redis Cluster node (INFO ``cluster_enabled:1``): a big key cannot be spread over nodes
+    cluster: bool = False
 
     @classmethod
-    def of(cls, profile: ServerProfile | None, config: dict[str, str] | None) -> Context:
+    def of(
+        cls, profile: ServerProfile | None, config: dict[str, str] | None, cluster: bool = False
+    ) -> Context:
         """The context of a server with this profile and configuration (``None``: CONFIG GET
-        was refused, so its release's default: ``yes`` on Valkey 8, ``no`` on Redis)."""
+        was refused, so its release's default: ``yes`` on Valkey 8, ``no`` on Redis), a Cluster
+        node or not."""
         build, note = pricing_build(profile)
         if config is not None and "lazyfree-lazy-user-del" in config:
             lazy, source = config["lazyfree-lazy-user-del"] == "yes", "CONFIG GET"
         else:
             lazy = build.is_valkey
             source = f"{build.label.split(',')[0]}'s default; CONFIG GET was refused"
-        return cls(build, note, lazy, source)
+        return cls(build, note, lazy, source, cluster)
 
     @property
     def server(self) -> str:
@@ -431,7 +436,11 @@ def _big(info: KeyInfo, ctx: Context) -> list[Finding]:
     size = format_bytes(nbytes) if nbytes else "?"
     if allocated is not None:
         size += f" MEMORY USAGE, about {format_bytes(allocated)} allocated on {ctx.server}"
-    what = f"a big key ({info.type}, {size}" + (f", {elements:,} elements" if elements else "")
+    what = f"a big key ({info.type}, {size}" + (
+        f", {elements:,} element{'s' * (elements != 1)}" if elements else ""
+    )
+    # on a Cluster node the key cannot be spread: the whole of it is this one node's load
+    cluster = "; one Cluster node holds it all" if ctx.cluster else ""
     if info.type == "string":
         ms, how = del_ms("string", info.size or nbytes)
         blocks = True
@@ -445,7 +454,7 @@ def _big(info: KeyInfo, ctx: Context) -> list[Finding]:
     if blocks:
         message = (
             f"{what}): a DEL of it blocks Redis about {format_duration(ms / 1e3)} ({how} from "
-            f"the stored reference run); {advice}; one Cluster node holds it all"
+            f"the stored reference run); {advice}{cluster}"
         )
         severity = "high" if ms >= 100 else "medium" if ms >= 10 else "low"
     else:
@@ -453,7 +462,7 @@ def _big(info: KeyInfo, ctx: Context) -> list[Finding]:
             f"{what}): a DEL of it does not block: lazyfree-lazy-user-del is yes "
             f"({ctx.lazy_source}), so DEL frees it in a background thread as UNLINK does "
             f"(freeing it in place would take about {format_duration(ms / 1e3)}, {how} from "
-            "the stored reference run); one Cluster node holds it all"
+            f"the stored reference run){cluster}"
         )
         severity = "low"
     return [Finding(

@@ -23,11 +23,12 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
 
 from setlab.core.secrets import check_url
-from setlab.lab.errors import PermissionDenied, ServerTimeout, ServerUnavailable
+from setlab.lab.errors import PermissionDenied, ServerTimeout, ServerUnavailable, translate
 from setlab.tools.audit.limits import DEFAULT_RATE, HEAD_BYTES, TIMEOUT_S
 
 if TYPE_CHECKING:
@@ -83,9 +84,11 @@ class ReadOnly:
 
     @classmethod
     def connect(cls, url: str, timeout: float = TIMEOUT_S) -> ReadOnly:
-        """A client for ``url``; a password that would make the URL name another server is a
-        ``ValueError`` first (:func:`setlab.core.secrets.check_url`)."""
+        """A client for ``url``; a password that would make the URL name another server, or a
+        database that is not a number, is a ``ValueError`` first
+        (:func:`setlab.core.secrets.check_url`, :func:`database`)."""
         check_url(url)
+        database(url)
         client = redis.Redis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout, protocol=2,
             decode_responses=False,
@@ -103,6 +106,57 @@ class ReadOnly:
         sub = ALLOWED[name]
         if sub is not None and (len(words) < 2 or _text(words[1]).upper() not in sub):
             raise WriteRefused(f"setlab audit does not send {name} {words[1:2]}")
+
+    def reach(self, where: str, tls: bool = False) -> None:
+        """PING, the audit's first command, its failures worded for what they mean before
+        anything was read: a refused login (as :func:`setlab.lab.errors.translate` words it),
+        no server at ``where``, a plain server reached with ``rediss://`` (it waits for a
+        command while the client waits for a TLS handshake: a timeout, or TLS errors when the
+        server answers the handshake's bytes), a server that does not answer, no such database.
+        """
+        self.check(["PING"])
+        try:
+            self.client.execute_command("PING")
+        except redis.exceptions.AuthenticationError as err:
+            if "required" in str(err).lower():  # no password given; the server asks for one
+                raise PermissionDenied(
+                    f"Redis at {where} asks for a password: give the user name and password "
+                    "in REDIS_URL"
+                ) from None
+            raise translate(err, where, "PING", "") from None
+        except redis.exceptions.TimeoutError:
+            seconds = self.client.connection_pool.connection_kwargs.get("socket_timeout")
+            if tls:
+                raise ServerTimeout(
+                    f"Redis at {where} completed no TLS handshake within {seconds:g} s: if it "
+                    "does not speak TLS, use redis:// instead of rediss://"
+                ) from None
+            raise ServerTimeout(
+                f"Redis at {where} did not answer within {seconds:g} s: unreachable (a firewall "
+                "dropping packets?), or busy, blocked or frozen; or raise --timeout"
+            ) from None
+        except redis.exceptions.ConnectionError as err:
+            said = " ".join(str(err).split())
+            if tls and ("ssl" in said.lower() or "tls" in said.lower()):
+                raise ServerUnavailable(
+                    f"Redis at {where} did not complete a TLS handshake ({said}): if it does "
+                    "not speak TLS, use redis:// instead of rediss://"
+                ) from None
+            if not tls and ("closed" in said or "reset" in said):  # a TLS-only port hangs up
+                said += "; if it takes TLS only, use rediss://"
+            raise ServerUnavailable(
+                f"cannot reach Redis at {where} ({said}): is it running, and are the host and "
+                "port in REDIS_URL right?"
+            ) from None
+        except redis.exceptions.ResponseError as err:
+            if "NOAUTH" in str(err) or "NOPERM" in str(err):
+                raise PermissionDenied(f"Redis at {where} refused this user: {err}") from None
+            if "DB index" in str(err):
+                raise ValueError(
+                    f"Redis at {where} has no database {where.rsplit('/', 1)[-1]} ({err}): "
+                    "its databases are numbered from 0 to its 'databases' setting (16) less one"
+                ) from None
+            raise
 
     def run(self, *args: Any) -> Any:
         """One command; a missing answer within the timeout is :class:`ServerTimeout`."""
@@ -130,6 +184,21 @@ class ReadOnly:
 
     def close(self) -> None:
         self.client.close()
+
+
+def database(url: str) -> int:
+    """The database ``url`` names (its path, else ``?db=``, else 0); a ``ValueError`` in one
+    line for one that is not a whole number (redis-py would quietly use database 0)."""
+    parts = urlsplit(url)
+    named = unquote(parts.path).strip("/") or parse_qs(parts.query).get("db", [""])[0]
+    if not named:
+        return 0
+    if not named.isdigit():
+        raise ValueError(
+            f"REDIS_URL names the database {named!r}: a database is a number from 0 "
+            "(redis://host:port/0)"
+        )
+    return int(named)
 
 
 def _timeout_message(client: redis.Redis) -> str:

