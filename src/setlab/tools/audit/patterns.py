@@ -50,7 +50,7 @@ GROUPS_KEPT = 1000
 #: and "other".
 GROUPS_HELD = 2 * GROUPS_KEPT + 1
 #: Bytes one group costs the table at most, its findings aside: the caller's group (a
-#: ``report.Group`` with its Counter of encodings and an empty list: about 1 KiB), its pattern
+#: ``report.Group`` with its Counter of encodings and an empty list: under 0.5 KiB), its pattern
 #: and its shape (:data:`PATTERN_CHARS` characters each: 0.9 KiB at most, four bytes a character
 #: when one is past U+FFFF), the table's dict and tuple slots for it (a few hundred bytes).
 #: A group's findings are the caller's: ``report.Group`` keeps the worst 40 at most.
