@@ -13,8 +13,12 @@ them (one per line) and says exactly that, whatever the file's size:
   n²/2^65 expected, 0.0027 at 10^7 distinct IDs;
 - one HyperLogLog's 16,384 registers per ID length are updated from the same hashes all along.
   Past the bound the exact arrays are dropped and the count is their union's estimate, the
-  integer ``PFCOUNT`` of all these IDs would reply, within ±0.81 % (one standard error); the
-  distinct IDs of each length are each length's estimate, scaled to that total.
+  integer ``PFCOUNT`` of all these IDs would reply, within ±0.81 % (one standard error,
+  1.04/√16384), cut to the lines read when it is above them (a file of n lines holds at most n
+  distinct IDs: :attr:`StringIDs.estimate` keeps what the sketch said); the distinct IDs of each
+  length are each length's estimate, scaled to that total, none above its lines;
+- a line that is not text (a control byte, NUL included, or bytes that are not UTF-8) is an
+  error naming it, not an ID.
 
 Memory is the exact arrays (at most the memory allowed), 16 KiB of registers per length seen,
 and two blocks of text (:data:`setlab.models.ids.BLOCK_BYTES` each): the file's size does not
