@@ -47,7 +47,10 @@ def _parse(lines: list[bytes], memory: int = sid.DEFAULT_MEMORY) -> sid.StringID
 @given(
     st.lists(
         st.text(
-            st.characters(min_codepoint=33, max_codepoint=0x2FFF, blacklist_categories=("Cs",)),
+            # control characters (DEL, C1) are not text: setlab refuses them (test_advise_inputs)
+            st.characters(
+                min_codepoint=33, max_codepoint=0x2FFF, blacklist_categories=("Cs", "Cc")
+            ),
             min_size=1, max_size=40,
         ),
         min_size=1, max_size=300,

@@ -25,6 +25,8 @@ and one line on stderr, never a traceback. Modules are imported when a subcomman
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
@@ -106,16 +108,18 @@ def _advise(args: argparse.Namespace) -> int:
         allocator=args.allocator, sets=args.sets, server=server, server_source=source,
     )  # fmt: skip
     strings, source = args.format == "str", args.file
-    if args.format == "auto":
+    if args.format == "auto":  # a pipe or a FIFO comes back open, its head to be replayed
         strings, source = string_ids.sniff(args.file)
-    if strings:
-        if args.plot:
-            raise ValueError("--plot draws the histograms of integer IDs; string IDs have none")
-        found = string_ids.read_strings(source, args.progress, args.memory)
-        advice = advise_strings.advise_strings(found, options)
-    else:
-        described = analysis.analyse(read_ids(source, args.progress, args.format, args.max_ids))
-        advice = advise.advise(described, options)
+    with source if isinstance(source, io.IOBase) else contextlib.nullcontext():
+        if strings:
+            if args.plot:
+                raise ValueError("--plot draws the histograms of integer IDs; string IDs have none")
+            found = string_ids.read_strings(source, args.progress, args.memory)
+            advice = advise_strings.advise_strings(found, options)
+        else:
+            ids = read_ids(source, args.progress, args.format, args.max_ids)
+            described = analysis.analyse(ids)
+            advice = advise.advise(described, options)
     if args.plot:
         analysis.save_figure(described, args.plot)
     if args.json:

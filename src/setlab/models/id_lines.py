@@ -45,6 +45,45 @@ _UUID_DASHES = (8, 13, 18, 23)
 _UUID_HEX_COLUMNS = np.array([j for j in range(36) if j not in _UUID_DASHES])
 
 
+#: Bytes that are in no line of text: the C0 control characters but the line's own (tab, line
+#: feed, vertical tab, form feed, carriage return), and DEL.
+_CONTROL = np.zeros(256, dtype=bool)
+_CONTROL[:32] = _CONTROL[127] = True
+_CONTROL[[ord(c) for c in "\t\n\v\f\r"]] = False
+
+
+def _not_text(buf: np.ndarray) -> tuple[int, str] | None:
+    """Where ``buf`` (whole lines) stops being text, and what is there: ``(offset, what)`` of
+    its first control byte (:data:`_CONTROL`, NUL included) or of its first byte that is not
+    UTF-8; None when it is all text. A pass over the bytes, and a UTF-8 decode only of a block
+    with a byte above 0x7F in it."""
+    control = _CONTROL[buf]
+    first = int(np.argmax(control)) if control.any() else buf.size
+    if (buf[:first] >= 0x80).any():
+        try:
+            str(memoryview(buf[:first]), "utf-8")
+        except UnicodeDecodeError as err:
+            return err.start, f"0x{int(buf[err.start]):02x}, a byte that is not UTF-8"
+    if first == buf.size:
+        return None
+    byte = int(buf[first])
+    return first, "a NUL byte" if byte == 0 else f"the control byte 0x{byte:02x}"
+
+
+def text_error(buf: np.ndarray, first_line: int) -> str | None:
+    """The error for the first line of ``buf`` (uint8, whole lines, the first numbered
+    ``first_line``) that is not text (:func:`_not_text`), naming the line, the byte and where
+    in the line it is; None when every line is text."""
+    found = _not_text(buf)
+    if found is None:
+        return None
+    offset, what = found
+    newlines = np.flatnonzero(buf[:offset] == 0x0A)
+    column = offset - (int(newlines[-1]) + 1 if newlines.size else 0) + 1
+    return (f"line {first_line + newlines.size}: {what} (byte {column} of the line): not text, "
+            "so not an ID; is this a binary file? (IDs are lines of UTF-8 text)")  # fmt: skip
+
+
 class Block:
     """One block of lines, classified: left-aligned characters, lengths and row classes."""
 
@@ -61,8 +100,7 @@ class Block:
                 f"(at most {MAX_LINE} per line)"
             )
         if b"\x00" in data:
-            i = next(i for i, line in enumerate(self._lines) if b"\x00" in line)
-            raise ValueError(f"line {first_line + i}: a NUL byte: this is not a text file of IDs")
+            raise ValueError(text_error(np.frombuffer(data, np.uint8), first_line))
         n = len(self._lines)
         raw = np.array(self._lines, dtype=f"S{max(longest, 1)}")
         matrix = raw.view(np.uint8).reshape(n, max(longest, 1))
@@ -122,6 +160,10 @@ class Block:
 
     def fail(self, i: int, what: str) -> None:
         hint = ""
+        if what == "not an ID" and hasattr(self, "_lines"):
+            error = text_error(np.frombuffer(self._lines[i], np.uint8), self.first_line + i)
+            if error is not None:  # a binary line: no hint about other kinds of ID
+                raise ValueError(error)
         if what == "not an ID":
             hint = (
                 " (a header line? remove it)"

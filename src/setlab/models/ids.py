@@ -20,6 +20,8 @@ Pure computation: no Redis, no plotting. :mod:`setlab.tools.analysis` describes 
 from __future__ import annotations
 
 import io
+import os
+import stat
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -426,8 +428,8 @@ def read_ids(
             raise ValueError(f"{name} is a directory, not a file of IDs")
         if not path.exists():
             raise ValueError(f"{name}: no such file")
-        report = Progress(path.stat().st_size, f"reading {name}", progress, unit="bytes")
         with path.open("rb") as stream:
+            report = Progress(file_size(stream), f"reading {name}", progress, unit="bytes")
             try:
                 return parse_stream(stream, name, report, fmt, max_ids)
             finally:
@@ -440,6 +442,18 @@ def read_ids(
     finally:
         if report.done > BLOCK_BYTES:
             report.close()
+
+
+def is_regular(stream: IO[bytes]) -> bool:
+    """Whether an open file is a regular file: one that can be read again from its start. A
+    pipe, a FIFO or a process substitution (``<(cmd)``) gives its bytes once."""
+    return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+
+
+def file_size(stream: IO[bytes]) -> int | None:
+    """The bytes an open file holds, for a progress line: its size when it is a regular file,
+    else None (a pipe's ``st_size`` is 0, or what is buffered, never what is to come)."""
+    return os.fstat(stream.fileno()).st_size if is_regular(stream) else None
 
 
 def texts(ids: IDs, where: np.ndarray) -> list[str]:

@@ -13,8 +13,12 @@ them (one per line) and says exactly that, whatever the file's size:
   n²/2^65 expected, 0.0027 at 10^7 distinct IDs;
 - one HyperLogLog's 16,384 registers per ID length are updated from the same hashes all along.
   Past the bound the exact arrays are dropped and the count is their union's estimate, the
-  integer ``PFCOUNT`` of all these IDs would reply, within ±0.81 % (one standard error); the
-  distinct IDs of each length are each length's estimate, scaled to that total.
+  integer ``PFCOUNT`` of all these IDs would reply, within ±0.81 % (one standard error,
+  1.04/√16384), cut to the lines read when it is above them (a file of n lines holds at most n
+  distinct IDs: :attr:`StringIDs.estimate` keeps what the sketch said); the distinct IDs of each
+  length are each length's estimate, scaled to that total, none above its lines;
+- a line that is not text (a control byte, NUL included, or bytes that are not UTF-8) is an
+  error naming it, not an ID.
 
 Memory is the exact arrays (at most the memory allowed), 16 KiB of registers per length seen,
 and two blocks of text (:data:`setlab.models.ids.BLOCK_BYTES` each): the file's size does not
@@ -36,6 +40,7 @@ import numpy as np
 from setlab.core.formats import format_bytes
 from setlab.core.hashing import murmur64a_rows
 from setlab.core.validate import check_int
+from setlab.models import id_lines
 from setlab.models import ids as id_files
 from setlab.models.hyperloglog import (
     HLL_REGISTERS,
@@ -46,6 +51,8 @@ from setlab.models.hyperloglog import (
 )
 from setlab.models.redis_memory import Members
 
+#: Standard errors either side of an estimate for a 95 % interval (the normal quantile).
+Z_95 = 1.96
 #: The longest ID accepted, in bytes (after trimming spaces): a longer line is not an ID.
 MAX_STRING = 1024
 #: Bytes an exactly counted ID costs at the peak of a merge: its 8-byte hash, the arrays being
@@ -73,22 +80,52 @@ class StringIDs:
     source: str
     ids: int  #: non-blank lines
     blank_lines: int
-    distinct: int  #: exact, or the HyperLogLog estimate when not ``exact``
+    #: exact, or when not ``exact`` the HyperLogLog estimate, at most :attr:`ids` (see
+    #: :attr:`estimate`)
+    distinct: int
     exact: bool
     lengths: dict[int, int]  #: distinct IDs by length in bytes (estimated when not ``exact``)
     line_lengths: dict[int, int]  #: every line by length (duplicates counted; always exact)
     exact_limit: int  #: the most distinct IDs counted exactly
     integers: int  #: lines that are decimal integers (a SET of only those would be an intset)
     kind: str = "string"
+    #: the HyperLogLog's estimate as it came, when not ``exact``: it can exceed the lines read
+    #: (by up to a few standard errors when nearly every line is distinct), and
+    #: :attr:`distinct` is then clamped to :attr:`ids`
+    estimate: int | None = None
 
     @property
     def duplicates(self) -> int:
+        """Lines that repeat an earlier one: exact, or an estimate when not ``exact``."""
         return max(0, self.ids - self.distinct)
 
     @property
     def relative_error(self) -> float:
-        """The distinct count's standard error, relative (0 when exact)."""
+        """The distinct count's standard error, relative (0 when exact): HyperLogLog's
+        1.04/√m with the m = 16,384 registers of the sketch the estimate comes from."""
         return 0.0 if self.exact else HLL_STANDARD_ERROR
+
+    @property
+    def clamped(self) -> bool:
+        """Whether the estimate exceeded the lines read and :attr:`distinct` was cut to them."""
+        return self.estimate is not None and self.estimate > self.ids
+
+    @property
+    def distinct_95(self) -> tuple[int, int]:
+        """The distinct count's 95 % interval: the estimate ± 1.96 standard errors, cut to
+        [1, :attr:`ids`] (a file of n lines has 1 to n distinct IDs); the count itself when
+        exact."""
+        if self.exact or self.estimate is None:
+            return self.distinct, self.distinct
+        spread = Z_95 * self.relative_error * self.estimate
+        high = min(self.ids, math.ceil(self.estimate + spread))
+        return max(1, min(high, math.floor(self.estimate - spread))), high
+
+    @property
+    def duplicates_95(self) -> tuple[int, int]:
+        """The duplicate count's 95 % interval: the lines less the distinct count's interval."""
+        low, high = self.distinct_95
+        return self.ids - high, self.ids - low
 
     @property
     def collisions(self) -> float:
@@ -176,9 +213,8 @@ class _Reader:
         buf = np.frombuffer(data, dtype=np.uint8, count=end)
         if not buf.size:
             return
-        if (buf == 0).any():
-            at = self.line + int(np.count_nonzero(buf[: int(np.argmax(buf == 0))] == 0x0A))
-            raise ValueError(f"line {at}: a NUL byte: this is not a text file of IDs")
+        if (error := id_lines.text_error(buf, self.line)) is not None:
+            raise ValueError(error)  # a binary line would hash, and count, as an ID
         newlines = np.flatnonzero(buf == 0x0A)
         ends = newlines if newlines.size and newlines[-1] == end - 1 else np.r_[newlines, end]
         starts = np.r_[0, ends[:-1] + 1]
@@ -224,22 +260,37 @@ class _Reader:
             distinct = sum(lengths.values())
         else:
             union = np.maximum.reduce([c.registers for c in self.counters.values()])
-            distinct = hll_estimate_registers(union)
+            estimate = hll_estimate_registers(union)
+            distinct = min(estimate, self.ids)  # no more distinct IDs than lines
             each = {n: hll_estimate_registers(c.registers) for n, c in self.counters.items()}
-            lengths = _scaled(each, distinct)
+            lengths = _scaled(each, distinct, self.line_lengths)
         return StringIDs(self.source, self.ids, self.blank, distinct, self.exact, lengths,
                          dict(sorted(self.line_lengths.items())), self.limit,
-                         self.integers)  # fmt: skip
+                         self.integers, estimate=None if self.exact else estimate)  # fmt: skip
 
 
-def _scaled(counts: dict[int, int], total: int) -> dict[int, int]:
-    """``counts`` scaled to add up to ``total`` (largest remainders), keys sorted."""
-    whole = sum(counts.values()) or 1
-    raw = {k: v * total / whole for k, v in counts.items()}
-    out = {k: math.floor(v) for k, v in raw.items()}
-    short = total - sum(out.values())
-    for k in sorted(raw, key=lambda k: raw[k] - out[k], reverse=True)[:short]:
-        out[k] += 1
+def _scaled(counts: dict[int, int], total: int, caps: dict[int, int]) -> dict[int, int]:
+    """``counts`` scaled to add up to ``total`` (largest remainders), none above its cap (the
+    lines of that length: no more distinct IDs of a length than lines), keys sorted. What a
+    capped length cannot take is shared by the others in proportion; ``total`` is at most the
+    sum of the caps."""
+    out: dict[int, int] = {}
+    rest, left = dict(counts), total
+    while rest:
+        weight = sum(rest.values())
+        raw = {k: left * (v / weight if weight else 1 / len(rest)) for k, v in rest.items()}
+        over = [k for k in rest if raw[k] > caps[k]]
+        if not over:
+            share = {k: math.floor(v) for k, v in raw.items()}
+            short = left - sum(share.values())
+            for k in sorted(raw, key=lambda k: raw[k] - share[k], reverse=True)[:short]:
+                share[k] += 1
+            out.update(share)
+            break
+        for k in over:
+            out[k] = caps[k]
+            left -= caps[k]
+            del rest[k]
     return dict(sorted(out.items()))
 
 
@@ -278,8 +329,8 @@ def read_strings(
         if str(source) == "-":
             return read_strings(sys.stdin.buffer, progress, memory)
         path = _existing(source)
-        report = Progress(path.stat().st_size, f"reading {path}", progress, unit="bytes")
         with path.open("rb") as stream:
+            report = Progress(id_files.file_size(stream), f"reading {path}", progress, unit="bytes")
             try:
                 return parse_strings(stream, str(source), report, memory)
             finally:
@@ -331,25 +382,40 @@ SNIFF_BYTES = 1 << 16
 def sniff(source: str | Path) -> tuple[bool, str | Path | IO[bytes]]:
     """Whether ``source`` (a path, or ``"-"`` for stdin) holds string IDs
     (:func:`looks_like_strings` of its first :data:`SNIFF_BYTES`), and what to read it from
-    next: the path again, or a stream that replays what was read of stdin."""
+    next: the path again for a regular file, else a :class:`Replay` of what was read followed
+    by the rest of the same stream (the caller closes it).
+
+    Only a regular file can be read twice. A pipe (``cmd | setlab advise -``), a named FIFO or
+    a process substitution (``setlab advise <(cmd)``, a ``/dev/fd/N`` path to a pipe) gives its
+    bytes once: opened a second time it is empty (a pipe whose writer has left: "no IDs"),
+    misses what the first open took (a pipe still being written), or blocks for ever (a FIFO
+    with no writer left). So those are opened once, here, and their head is replayed."""
     if str(source) == "-":
-        stream = sys.stdin.buffer
-        head = stream.read(SNIFF_BYTES)
-        whole = len(head) < SNIFF_BYTES
-        return looks_like_strings(head, whole), Replay(head, stream)
-    with _existing(source).open("rb") as stream:
+        stream: IO[bytes] = sys.stdin.buffer
+    else:
+        stream = _existing(source).open("rb")
+        if id_files.is_regular(stream):
+            with stream:
+                head = stream.read(SNIFF_BYTES + 1)
+            return looks_like_strings(head[:SNIFF_BYTES], len(head) <= SNIFF_BYTES), source
+    try:
         head = stream.read(SNIFF_BYTES + 1)
-    whole = len(head) <= SNIFF_BYTES
-    return looks_like_strings(head[:SNIFF_BYTES], whole), source
+    except BaseException:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+        raise
+    strings = looks_like_strings(head[:SNIFF_BYTES], len(head) <= SNIFF_BYTES)
+    return strings, Replay(head, stream, owned=stream is not sys.stdin.buffer)
 
 
 class Replay(io.RawIOBase):
-    """A binary stream that returns ``head`` and then the rest of ``stream``: how stdin is
-    looked at before it is read (it cannot be sought back)."""
+    """A binary stream that returns ``head`` and then the rest of ``stream``: how a stream that
+    cannot be sought back (stdin, a pipe, a FIFO) is looked at before it is read. Closing it
+    closes ``stream`` when ``owned`` (a stream :func:`sniff` opened; not stdin)."""
 
-    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+    def __init__(self, head: bytes, stream: IO[bytes], owned: bool = False) -> None:
         super().__init__()
-        self.head, self.stream = memoryview(head), stream
+        self.head, self.stream, self.owned = memoryview(head), stream, owned
         self.name = getattr(stream, "name", "<stream>")
 
     def readable(self) -> bool:
@@ -364,6 +430,11 @@ class Replay(io.RawIOBase):
         data = self.stream.read(len(buffer))
         buffer[: len(data)] = data
         return len(data)
+
+    def close(self) -> None:
+        if not self.closed and self.owned:
+            self.stream.close()
+        super().close()
 
 
 def describe_bound(limit: int) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 from setlab.core.formats import format_bytes
 from setlab.models import redis_memory
+from setlab.models.hyperloglog import HLL_REGISTERS
 from setlab.models.string_ids import StringIDs, describe_bound
 from setlab.tools import advise
 from setlab.tools.calc import choice
@@ -87,11 +88,15 @@ def advise_strings(s: StringIDs, needs: choice.Needs | None = None) -> StringAdv
 
 
 def _count(s: StringIDs) -> str:
+    """The distinct and duplicate counts as the terminal shows them: figures, or estimates
+    that say so, with their 95 % intervals and the estimator's standard error."""
     if s.exact:
-        return f"{s.distinct:,}"
-    low = round(s.distinct * (1 - 2 * s.relative_error))
-    high = round(s.distinct * (1 + 2 * s.relative_error))
-    return f"about {s.distinct:,} (95%: {low:,} … {high:,}; HyperLogLog estimate)"
+        return f"{s.distinct:,}; {s.duplicates:,} duplicates"
+    (low, high), (dup_low, dup_high) = s.distinct_95, s.duplicates_95
+    return (
+        f"about {s.distinct:,} (95%: {low:,} … {high:,}); about {s.duplicates:,} duplicates "
+        f"(95%: {dup_low:,} … {dup_high:,}): HyperLogLog estimates"
+    )
 
 
 def notes(s: StringIDs) -> list[str]:
@@ -101,6 +106,18 @@ def notes(s: StringIDs) -> list[str]:
         out.append(
             f"two distinct IDs sharing a 64-bit hash would count once: {s.collisions:.2g} "
             "expected at this count"
+        )
+    if not s.exact:
+        out.append(
+            f"the distinct and duplicate counts are estimates: HyperLogLog's standard error is "
+            f"{s.relative_error:.2%} (1.04/√m, m = {HLL_REGISTERS:,} registers); the 95% "
+            "intervals are ±1.96 standard errors, cut to the lines read"
+        )
+    if s.clamped:
+        out.append(
+            f"the estimate, {s.estimate:,}, is above the {s.ids:,} lines read: no file holds "
+            "more distinct IDs than lines, so the count shown is the lines, and the true count "
+            f"is at least {s.distinct_95[0]:,} (95%)"
         )
     if not s.exact:
         out.append(
@@ -143,7 +160,7 @@ class StringAdvice(advise.Advice):
         lines = [
             f"{s.ids:,} IDs in {s.source}: strings"
             + (f" ({s.blank_lines:,} blank lines skipped)" if s.blank_lines else ""),
-            f"  distinct  {_count(s)}; {s.duplicates:,} duplicates",
+            f"  distinct  {_count(s)}",
             f"  length    {s.shortest}–{s.longest} bytes, {s.mean_length:.1f} on average",
         ]
         lines += [f"  note: {note}" for note in notes(s)]
@@ -161,6 +178,8 @@ class StringAdvice(advise.Advice):
             "source": s.source, "kind": "string", "ids": s.ids, "blank_lines": s.blank_lines,
             "distinct": s.distinct, "exact": s.exact, "relative_error": s.relative_error,
             "exact_limit": s.exact_limit, "duplicates": s.duplicates,
+            "estimate": s.estimate, "clamped": s.clamped, "distinct_95": list(s.distinct_95),
+            "duplicates_95": list(s.duplicates_95),
             "lengths": {str(n): c for n, c in s.lengths.items()},
             "line_lengths": {str(n): c for n, c in s.line_lengths.items()},
             "integers": s.integers, "notes": notes(s),

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from setlab.core.formats import format_bytes
 from setlab.tools.audit.findings import Context, Finding, findings, set_allocation
-from setlab.tools.audit.patterns import pattern
+from setlab.tools.audit.patterns import PatternTable
 from setlab.tools.audit.reader import KeyInfo, Scan
 
 if TYPE_CHECKING:
@@ -60,6 +60,19 @@ class Group:
         self.findings += found
         if len(self.findings) > 2 * FINDINGS_PER_GROUP:  # keep the worst: memory stays bounded
             self.findings = sorted(self.findings, key=lambda f: f.rank)[:FINDINGS_PER_GROUP]
+
+    def absorb(self, other: Group) -> None:
+        """Take in ``other``'s keys: the pattern table folds groups into one
+        (:class:`setlab.tools.audit.patterns.PatternTable`)."""
+        self.keys += other.keys
+        self.bytes = None if self.bytes is None or other.bytes is None else self.bytes + other.bytes
+        if other.allocated is not None:
+            self.allocated = (self.allocated or 0) + other.allocated
+        self.with_ttl += other.with_ttl
+        self.encodings.update(other.encodings)
+        self.findings_total += other.findings_total
+        self.findings = sorted(self.findings + other.findings, key=lambda f: f.rank)
+        del self.findings[2 * FINDINGS_PER_GROUP :]
 
     @property
     def encoding(self) -> str:
@@ -132,21 +145,21 @@ class Grouper:
 
     def __init__(self, context: Context | None = None) -> None:
         self.context = context or Context()
-        self.groups: dict[tuple[str, str], Group] = {}
+        self.groups = PatternTable(Group)  # bounded: patterns.GROUPS_HELD groups at most
 
     def __call__(self, infos: list[KeyInfo]) -> None:
         for info in infos:
-            name = (pattern(info.key), info.type)
-            group = self.groups.setdefault(name, Group(*name))
+            group = self.groups.group(info.key, info.type)
             group.add(info, findings(info, self.context), set_allocation(info, self.context))
 
     def result(self, scan: Scan, total_keys: int | None) -> list[Group]:
         """The groups, scaled to ``total_keys`` when the scan read only a sample; biggest
-        first (bytes, else keys)."""
+        first (bytes, else keys), the other patterns' group last."""
         scale = total_keys / scan.read if not scan.complete and total_keys and scan.read else 1.0
-        for g in self.groups.values():
+        groups = self.groups.result()
+        for g in groups:
             g.scale, g.sample = scale, scan.read
-        return sorted(self.groups.values(), key=lambda g: (-(g.bytes or 0), -g.keys, g.pattern))
+        return groups
 
 
 def _bytes(value: int | None) -> str:

@@ -283,8 +283,26 @@ def start(loader: Loader, source: Path, work: Path) -> RedisServer:
         if not isinstance(second, tuple):
             return second
         log += "\n" + second[1]
+    if failure.kind in ("killed", "other") and not ends_whole(source):
+        failure = LoadFailure("truncated", code=failure.code)  # the file says so, the log did not
     line = describe(failure, source.name, size, loader.label, _without_bloom(bloom))
     raise SnapshotRefused(line, log)
+
+
+#: an RDB (format 5 on) ends in the EOF opcode and an 8-byte CRC64 (rdb.c, rdbSaveRio)
+RDB_EOF, CHECKSUM_BYTES = 0xFF, 8
+
+
+def ends_whole(path: Path) -> bool:
+    """Whether the snapshot ends as a whole one does: the EOF opcode, then the checksum. A cut
+    file almost never does (one in 256), so when a server dies loading one without saying why
+    in its log (a module that aborts on a short read), the file tells."""
+    with path.open("rb") as file:
+        file.seek(0, os.SEEK_END)
+        if file.tell() < 9 + 1 + CHECKSUM_BYTES:
+            return False
+        file.seek(-(1 + CHECKSUM_BYTES), os.SEEK_END)
+        return file.read(1)[0] == RDB_EOF
 
 
 def _attempt(
