@@ -95,3 +95,17 @@ def test_an_unknown_release_gets_one_warning_line_naming_what_may_differ():
     assert warning.startswith("warning: the book's models know 6.2, 7.0") and "\n" not in warning
     assert "Redis 5.0.14" in warning and "MEMORY USAGE" in warning
     assert versions.profile(_facts()).warning is None
+
+
+def test_doctor_lists_the_releases_and_names_what_brings_a_missing_one(monkeypatch):
+    from setlab.cli import doctor
+
+    present = [r for r in servers.RELEASES if r.name != "8.2"]
+    monkeypatch.setattr(servers, "available", lambda: [(r, f"/bin/{r.name}") for r in present])
+    monkeypatch.setattr(
+        servers.ServerRelease, "binary", lambda self: None if self.name == "8.2" else "/bin/x"
+    )
+    check = doctor._releases()
+    assert not check.ok and not check.required
+    assert "valkey-8.1 = Valkey 8.1.8 with glibc malloc, RDB 11" in check.detail
+    assert check.detail.endswith("not installed: 8.2") and "[servers]" in check.fix

@@ -168,7 +168,9 @@ def _private_server() -> Check:
         binary = server.find_redis_server()
     except servers.UnknownServer:
         binary = None
-    if not binary or backend.resolve_backend("auto") != "live":
+    named = server.chosen_server()
+    by_release = named is not None and "/" not in named  # a release named is used whatever it is
+    if not binary or (not by_release and versions.private_refusal(binary)):
         return Check("private server", False, "skipped: no usable redis-server", required=False)
     start = time.perf_counter()
     try:
