@@ -173,7 +173,7 @@ def widget_parts(per_set: str, model: Callable[[Mapping[str, float]], float]) ->
     total = Readout("total", "for all the sets", f"({per_set}) * sets",
                     lambda s: at(s, "total"), kind="bytes")  # fmt: skip
     masters = Readout(
-        "masters", "16 GiB Redis servers for them",
+        "masters", "16 GiB servers for them",
         f"max(1, ceil(({per_set}) * sets / {DEFAULT_SERVER_BYTES}))",
         lambda s: at(s, "masters"), kind="int",
     )  # fmt: skip
