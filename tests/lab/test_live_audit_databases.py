@@ -10,6 +10,7 @@ it was loaded, is audited in both, with the count the load dropped
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -104,6 +105,18 @@ def test_one_database_chosen_is_not_complete_and_names_the_others_keys(two):
     assert f"read db 0 only (--db 0): db 0 ({KEYS[0]} keys" in text
     assert f"db 2 holds {KEYS[2]} more keys, not read" in text
     assert "a sample" not in text  # db 0 was read whole
+
+
+def test_the_command_line_takes_db(two):
+    environment = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"REDIS_URL": two.url}
+    done = subprocess.run(
+        [sys.executable, "-m", "setlab", "audit", "--db", "2", "--rate", "0", "--json"],
+        env=environment, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["databases"]["2"]["read"] == KEYS[2] and data["databases"]["0"]["read"] is None
+    assert data["scan"]["complete"] is False
 
 
 def test_a_url_naming_a_database_reads_that_one(two):

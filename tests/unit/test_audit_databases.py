@@ -50,3 +50,17 @@ def test_a_snapshot_says_what_its_load_expired_or_that_the_server_does_not_say()
     unsaid = _text(dbs, snapshot={**loaded, "format": 9, "loaded_by": "Redis 6.2.5"})
     assert "expired on load: not reported by this server" in unsaid
     assert "expired on load" not in _text(dbs)  # a live server loaded nothing
+
+
+def test_groups_of_several_databases_are_one_list_biggest_first_with_their_database():
+    from setlab.tools.audit.patterns import OTHER
+
+    small = report.Group("a:{n}", "string", keys=2, bytes=100, db=0)
+    big = report.Group("b:{n}", "string", keys=1, bytes=900, db=2)
+    other = report.Group(OTHER, "mixed", keys=50, bytes=5000, db=0)
+    assert report.biggest_first([small, other, big]) == [big, small, other]
+    dbs = Databases({0: Database(52, 52, 5100, True), 2: Database(1, 1, 900, True)})
+    audited = report.Audit({}, Scan(complete=True), [big, small], [], databases=dbs)
+    assert audited.as_json()["groups"][0]["db"] == 2
+    rows = [line.split() for line in audited.text().splitlines() if ":{n}" in line]
+    assert [row[:2] for row in rows] == [["2", "b:{n}"], ["0", "a:{n}"]]

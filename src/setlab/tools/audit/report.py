@@ -9,7 +9,10 @@ its keys allocate by the set model (:func:`setlab.tools.audit.findings.set_alloc
 ``MEMORY USAGE``, which there overstates it.
 
 The header names the server as it is (Redis or Valkey, its own version, its allocator), how
-the book's models fit it, and the build every alternative is priced for.
+the book's models fit it, the build every alternative is priced for, and which databases were
+read (each with its keys and bytes; those left out with the keys they hold); for a snapshot, how
+many keys its load dropped, their TTL passed. Groups are per database: a group carries its
+``db``, and the table shows it when more than one database was read.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from setlab.core.formats import format_bytes
 from setlab.tools.audit.findings import Context, Finding, findings, set_allocation
-from setlab.tools.audit.patterns import PatternTable
+from setlab.tools.audit.patterns import OTHER, PatternTable
 from setlab.tools.audit.reader import KeyInfo, Scan
 
 if TYPE_CHECKING:
@@ -254,6 +257,19 @@ class Grouper:
         return groups
 
 
+def biggest_first(groups: list[Group]) -> list[Group]:
+    """Groups of several databases in one list, biggest first as each database's are (bytes,
+    else keys; estimated for the whole database where it was sampled, as each database is scaled
+    by its own count), the other patterns' groups last."""
+
+    def size(g: Group) -> tuple[int, int, int, str]:
+        nbytes = g.estimated(g.bytes)[0] if g.bytes else 0
+        return -nbytes, -g.estimated(g.keys)[0], g.db, g.pattern
+
+    named = sorted((g for g in groups if g.pattern != OTHER), key=size)
+    return named + [g for g in groups if g.pattern == OTHER]
+
+
 def _bytes(value: int | None) -> str:
     return "—" if value is None else format_bytes(value)
 
@@ -301,16 +317,18 @@ def render_text(audit: Audit) -> str:
         )
     head += [f"  note: {note}" for note in audit.notes]
     found = audit.findings
+    several = len({g.db for g in audit.groups}) > 1
+    where = {id(f): g.db for g in audit.groups for f in g.findings}
     lines = [*head, "", f"Findings, worst first ({len(found):,}):"]
     if not found:
         lines.append("  none")
     for f in found[:FINDINGS_SHOWN]:
-        lines.append(f"  [{f.severity}] {f.kind} {f.key}")
+        db = f" (db {where[id(f)]})" if several else ""
+        lines.append(f"  [{f.severity}] {f.kind} {f.key}{db}")
         lines.append(f"      {f.message} (chapter {f.chapter})")
     if len(found) > FINDINGS_SHOWN:
         lines.append(f"  … and {len(found) - FINDINGS_SHOWN:,} more (--json lists them)")
     lines += ["", "Keys by pattern, biggest first:"]
-    several = len({g.db for g in audit.groups}) > 1
     table = [(*(("db",) if several else ()),
               "pattern", "type", "encoding", "keys", "bytes", "TTL", "findings")]  # fmt: skip
     for g in audit.groups[:GROUPS_SHOWN]:

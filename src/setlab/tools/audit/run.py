@@ -23,7 +23,7 @@ from setlab.tools.audit.reader import (
     server_facts,
     server_profile,
 )
-from setlab.tools.audit.report import Audit, Database, Databases, Grouper
+from setlab.tools.audit.report import Audit, Database, Databases, Grouper, biggest_first
 
 if TYPE_CHECKING:
     from setlab.lab.versions import ServerProfile
@@ -121,7 +121,7 @@ def _audit(
         report.close()
     found.complete = dbs.complete
     notes = _notes(facts, can, untouched)
-    return Audit(facts, found, groups, notes, profile, grouper.context, dbs)
+    return Audit(facts, found, biggest_first(groups), notes, profile, grouper.context, dbs)
 
 
 def _databases(
