@@ -138,7 +138,7 @@ def _audit(args: argparse.Namespace) -> int:
     if not 0 < args.timeout <= 600:
         raise ValueError(f"--timeout must be a number of seconds in (0, 600]; got {args.timeout}")
     options = dict(match=args.match, sample=args.sample, rate=args.rate, timeout=args.timeout,
-                   progress=_progress(args.progress))  # fmt: skip
+                   progress=_progress(args.progress), db=args.db)  # fmt: skip
     if args.rdb:
         try:
             with snapshot.loaded(args.rdb) as loaded:
@@ -235,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="audit this RDB snapshot instead (read by a private server)")  # fmt: skip
     p.add_argument("--verbose", "-v", action="store_true",
                    help="with --rdb: print the server's log when it refuses the file")  # fmt: skip
+    p.add_argument("--db", type=count("db", low=0), metavar="N",
+                   help="read database N only (default: every database INFO keyspace lists; "
+                   "a database in REDIS_URL, redis://host/2, also picks one)")  # fmt: skip
     p.add_argument("--match", metavar="PATTERN", help="only keys matching this SCAN pattern")
     p.add_argument("--sample", type=count("sample"), metavar="N",
                    help="read the first N keys SCAN returns and scale to the keyspace")  # fmt: skip

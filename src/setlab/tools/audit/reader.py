@@ -46,6 +46,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     # (the protocol this client already speaks), BF.EXISTS of a key that does not exist when
     # MODULE LIST is refused
     "HELLO": frozenset({"2"}), "BF.EXISTS": None,
+    # each database in turn (it changes which keyspace this connection reads, nothing stored)
+    "SELECT": None,
 }  # fmt: skip
 #: Strings up to this many bytes are counted whole with BITCOUNT (1 MiB: about a tenth of a
 #: millisecond); longer ones are sampled in windows that never overlap (16 × 4 KiB < 1 MiB).
@@ -57,7 +59,10 @@ MEMBER_SAMPLE = 64
 #: What the report keeps of INFO.
 FACTS = ("redis_version", "server_name", "valkey_version", "mem_allocator", "used_memory",
          "maxmemory", "maxmemory_policy", "cluster_enabled", "role",
-         "total_system_memory")  # fmt: skip
+         "total_system_memory",
+         # what loading the snapshot did (INFO persistence, Redis 7.0+): keys loaded, and keys
+         # dropped because their TTL had passed (rdb.c, rdbLoadRioWithLoadingCtx)
+         "rdb_last_load_keys_expired", "rdb_last_load_keys_loaded")  # fmt: skip
 #: The configuration read: the limits (``*max-*``) and whether DEL frees in the background.
 CONFIG_PATTERNS = ("*max-*", "lazyfree-lazy-user-del")
 #: Where the server profile's probes look: a key that does not exist (nothing is written).
@@ -106,6 +111,16 @@ class ReadOnly:
         sub = ALLOWED[name]
         if sub is not None and (len(words) < 2 or _text(words[1]).upper() not in sub):
             raise WriteRefused(f"setlab audit does not send {name} {words[1:2]}")
+
+    def on(self, number: int) -> ReadOnly:
+        """A client like this one on database ``number``: a connection of its own that redis-py
+        SELECTs on connecting (and again if it reconnects), so a lost connection cannot fall back
+        to another database."""
+        self.check(["SELECT", number])
+        pool = self.client.connection_pool
+        kwargs = {**pool.connection_kwargs, "db": number}
+        return ReadOnly(redis.Redis(connection_pool=type(pool)(
+            connection_class=pool.connection_class, **kwargs)))  # fmt: skip
 
     def reach(self, where: str, tls: bool = False) -> None:
         """PING, the audit's first command, its failures worded for what they mean before
@@ -189,10 +204,16 @@ class ReadOnly:
 def database(url: str) -> int:
     """The database ``url`` names (its path, else ``?db=``, else 0); a ``ValueError`` in one
     line for one that is not a whole number (redis-py would quietly use database 0)."""
+    named = named_database(url)
+    return 0 if named is None else named
+
+
+def named_database(url: str) -> int | None:
+    """The database ``url`` names (its path, else ``?db=``), ``None`` when it names none."""
     parts = urlsplit(url)
     named = unquote(parts.path).strip("/") or parse_qs(parts.query).get("db", [""])[0]
     if not named:
-        return 0
+        return None
     if not named.isdigit():
         raise ValueError(
             f"REDIS_URL names the database {named!r}: a database is a number from 0 "
@@ -423,6 +444,25 @@ def server_facts(db: ReadOnly) -> tuple[dict[str, Any], set[str]]:
     if not _refused(dbsize):
         facts["keys"] = int(dbsize)
     return facts, refused
+
+
+def keyspace(db: ReadOnly) -> dict[int, int] | None:
+    """The databases ``INFO keyspace`` lists (those holding keys), each with its key count;
+    ``None`` when this user may not run INFO. redis-py parses ``db0:keys=3,expires=0,…`` into a
+    dict; a client without that parser gets the text, read the same."""
+    reply = db.batch([["INFO", "keyspace"]])[0]
+    if _refused(reply):
+        return None
+    if not isinstance(reply, dict):
+        reply = {
+            name: dict(pair.split("=", 1) for pair in str(value).split(","))
+            for name, value in _parse_info(_text(reply)).items()
+        }
+    return {
+        int(name[2:]): int(value["keys"])
+        for name, value in reply.items()
+        if name.startswith("db") and name[2:].isdigit() and isinstance(value, dict)
+    }
 
 
 def _module(reply: Any) -> dict[bytes, Any]:

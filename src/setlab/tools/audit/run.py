@@ -14,13 +14,16 @@ from setlab.tools.audit.limits import DEFAULT_RATE, TIMEOUT_S
 from setlab.tools.audit.reader import (
     Permissions,
     ReadOnly,
+    Scan,
     database,
+    keyspace,
+    named_database,
     no_touch,
     scan,
     server_facts,
     server_profile,
 )
-from setlab.tools.audit.report import Audit, Grouper
+from setlab.tools.audit.report import Audit, Database, Databases, Grouper, biggest_first
 
 if TYPE_CHECKING:
     from setlab.lab.versions import ServerProfile
@@ -36,6 +39,7 @@ def audit(
     url: str | None = None, *, client: redis.Redis | None = None, match: str | None = None,
     sample: int | None = None, rate: float = DEFAULT_RATE, timeout: float = TIMEOUT_S,
     progress: bool = False, label: str | None = None, snapshot: dict[str, Any] | None = None,
+    db: int | None = None,
 ) -> Audit:  # fmt: skip
     """Audit the server at ``url`` (or behind ``client``): every key, or the first ``sample``
     SCAN returns, read at most ``rate`` keys a second, each command answered within ``timeout``
@@ -45,38 +49,102 @@ def audit(
 
     The alternatives each finding prices are priced for the server's own release and allocator
     (its :class:`~setlab.lab.versions.ServerProfile`), the book's reference build when the
-    models know neither."""
-    from setlab.core.progress import Progress
+    models know neither.
 
+    Every database ``INFO keyspace`` lists is read, one after the other; ``db`` (``--db``), or a
+    database other than 0 the URL names (``redis://host/2``), reads that one only (``/0`` is how
+    most URLs are written, this tool's own hint among them, and the lab's servers' URLs: it
+    chooses nothing; ``--db 0`` does), and the report says what
+    the others hold. ``complete`` is true only when every key of every listed database was
+    read. A ``sample`` is taken of each database read, and scaled to that database's keys."""
     if client is None and url is None:
         raise ValueError("audit needs a URL (REDIS_URL) or a client")
-    db = ReadOnly(client) if client is not None else ReadOnly.connect(url, timeout)
+    own = ReadOnly(client) if client is not None else ReadOnly.connect(url, timeout)
     try:
-        db.reach(_address(url) if url else "the server", bool(url and url.startswith("rediss:")))
-        untouched = no_touch(db)
-        facts, refused = server_facts(db)
-        profile = server_profile(db)
-        facts.update(_profile_json(profile))
-        facts["address"] = label or (_address(url) if url else "the server")
-        if snapshot is not None:
-            facts["snapshot"] = snapshot
-        can = Permissions(refused=set(refused))
-        report = Progress(facts.get("keys"), "auditing", progress, unit="keys")
-        cluster = str(facts.get("cluster_enabled", "0")) == "1"
-        grouper = Grouper(Context.of(profile, facts.get("config"), cluster))
-        found = scan(db, can, grouper, match=match, sample=sample, rate=rate, progress=report)
-        if progress and found.scanned > 1000:
-            report.close()
-        # a sample of the keys matching a pattern cannot be scaled by DBSIZE, which counts all
-        groups = grouper.result(found, None if match else facts.get("keys"))
-        return Audit(facts, found, groups, _notes(facts, can, untouched), profile, grouper.context)
+        return _audit(own, url, match=match, sample=sample, rate=rate, progress=progress,
+                      label=label, snapshot=snapshot, only=db)  # fmt: skip
     except redis.exceptions.ConnectionError as err:
         if isinstance(err, SetlabError):  # worded already: reach(), or ReadOnly's "lost"
             raise
         raise ServerUnavailable(f"lost the server during the audit: {err}") from None
     finally:
         if client is None:  # a client given is its owner's to close
-            db.close()
+            own.close()
+
+
+def _audit(
+    db: ReadOnly, url: str | None, *, match: str | None, sample: int | None, rate: float,
+    progress: bool, label: str | None, snapshot: dict[str, Any] | None, only: int | None,
+) -> Audit:  # fmt: skip
+    """:func:`audit` on a client open: the server's facts, then each database chosen."""
+    from setlab.core.progress import Progress
+
+    db.reach(_address(url) if url else "the server", bool(url and url.startswith("rediss:")))
+    untouched = no_touch(db)
+    facts, refused = server_facts(db)
+    profile = server_profile(db)
+    facts.update(_profile_json(profile))
+    facts["address"] = label or (_address(url) if url else "the server")
+    if snapshot is not None:
+        facts["snapshot"] = snapshot
+    can = Permissions(refused=set(refused))
+    mine = int(db.client.connection_pool.connection_kwargs.get("db") or 0)
+    dbs = _databases(keyspace(db), mine, facts.get("keys"), only, url)
+    chosen = [n for n, d in sorted(dbs.each.items()) if d.read is not None]
+    total = sum(dbs.each[n].keys or 0 for n in chosen)
+    facts["keys"] = total
+    report = Progress(total, "auditing", progress, unit="keys")
+    cluster = str(facts.get("cluster_enabled", "0")) == "1"
+    grouper = Grouper(Context.of(profile, facts.get("config"), cluster))
+    found, groups = Scan(complete=True), []
+    for number in chosen:
+        handle = db if number == mine else db.on(number)
+        try:
+            if handle is not db:
+                untouched = no_touch(handle) and untouched
+            grouper.select(number)
+            part = scan(handle, can, grouper, match=match, sample=sample, rate=rate,
+                        progress=report)  # fmt: skip
+        finally:
+            if handle is not db:
+                handle.close()
+        listed = dbs.each[number].keys
+        # a sample of the keys matching a pattern cannot be scaled by the database's count
+        groups += grouper.result(part, None if match else listed)
+        dbs.each[number] = Database(
+            listed, part.read, grouper.bytes if grouper.measured else None, part.complete
+        )
+        found.read += part.read
+        found.scanned += part.scanned
+        found.seconds += part.seconds
+    if progress and found.scanned > 1000:
+        report.close()
+    found.complete = dbs.complete
+    notes = _notes(facts, can, untouched)
+    return Audit(facts, found, biggest_first(groups), notes, profile, grouper.context, dbs)
+
+
+def _databases(
+    listed: dict[int, int] | None, mine: int, dbsize: int | None, only: int | None,
+    url: str | None,
+) -> Databases:  # fmt: skip
+    """The databases the server lists (``INFO keyspace``; the client's own, with DBSIZE's
+    count, when this user may not run INFO), each marked to be read (``read=0``) or not: all of
+    them, or ``only`` (``--db``), or the one the URL names."""
+    each = {n: Database(keys) for n, keys in (listed or {}).items()}
+    named = (named_database(url) or None) if url else None  # /0: the usual form, no choice
+    if only is not None:
+        pick, why = only, f"--db {only}"
+    elif named is not None:
+        pick, why = named, "the URL names it"
+    elif listed is None:
+        pick, why = mine, "this user may not run INFO, which lists the others"
+    else:
+        pick, why = None, ""
+    for n in (sorted(each) or [mine]) if pick is None else [pick]:
+        unknown = dbsize if n == mine else None
+        each.setdefault(n, Database(unknown if listed is None else 0)).read = 0
+    return Databases(each, why, listed=listed is not None)
 
 
 def _profile_json(profile: ServerProfile) -> dict[str, Any]:
