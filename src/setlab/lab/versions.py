@@ -1,24 +1,27 @@
-"""What a Redis server is, whether the book's models describe it, and what it says if not.
+"""What a Redis server is, how the book's models fit it, and what it says if they do not.
 
-:func:`probe` asks a server its version, allocator, modules and capabilities (as far as an ACL
-lets it); the rest of this module is the version policy.
+:func:`probe` asks a server its version (Valkey's own, too), allocator, modules and
+capabilities (as far as an ACL lets it); :func:`profile` turns that into the
+:class:`ServerProfile` the banner and the audit's header print: Redis or Valkey, the version, the
+allocator, and whether the book's models are *exact* for it (Debian's 7.0.15, where every model
+was measured), *modelled* (a release of :mod:`setlab.models.builds`: 6.2, 7.2/7.4, 8.0/8.2,
+Valkey 8.1) or *unknown*.
 
-The models in :mod:`setlab.models` describe Redis 7.0 with jemalloc: the server the reference runs
-were measured on (Debian 12's ``redis-server`` 7.0.15). A Redis 6.x answers every command a chapter
+The chapters are written for Redis 7.0 or later. A Redis 6.x answers every command a chapter
 sends, yet differs where the book draws its verdicts:
 
 - **encodings**: small hashes, lists and sorted sets are ``ziplist`` in 6.x (7.0 made them
-  ``listpack``), so ``OBJECT ENCODING`` and the per-entry sizes the models compute differ;
-- **MEMORY USAGE**: follows from the encodings (and an older jemalloc), so the models' byte counts
-  do not match what the server reports;
+  ``listpack``), so ``OBJECT ENCODING`` and the per-entry sizes differ;
+- **MEMORY USAGE**: the models price 6.2 (``setlab calc --redis 6.2``), not older releases;
 - **commands**: what 7.0 added is missing (``CLUSTER ADDSLOTSRANGE``, which the local cluster
   needs; ``BITCOUNT``/``BITPOS`` with ``BIT``; functions).
 
 The policy, applied by :func:`setlab.lab.backend.connect`:
 
-- a **private** server (setlab would start it from the installed ``redis-server``) older than 7.0
+- a **private** server found as ``redis-server`` on ``PATH`` (or named by path) older than 7.0
   is not used: the book runs on the embedded backend and shows the stored reference runs, and
-  the banner says why; ``SETLAB_BACKEND=live`` fails with the same reason;
+  the banner says why; ``SETLAB_BACKEND=live`` fails with the same reason. A release named by
+  its name (``SETLAB_REDIS_SERVER=6.2``, :mod:`setlab.lab.servers`) is used, with the warning;
 - the **reader's own** server (``REDIS_URL``) older than 7.0 is used, since the reader chose it,
   with a one-line warning naming what will differ.
 """
@@ -36,7 +39,7 @@ import redis
 from setlab.lab.errors import PermissionDenied
 from setlab.lab.server import ServerError, binary_version
 from setlab.models import builds
-from setlab.models.allocator import QUANTUM, SHORT_NAME
+from setlab.models.allocator import QUANTUM
 
 #: the oldest Redis the models describe (major, minor)
 MINIMUM: tuple[int, int] = (7, 0)
@@ -208,11 +211,6 @@ def profile(facts: dict[str, Any]) -> ServerProfile:
             allocator = ""
         build = builds.Build(release, allocator) if allocator else None
     return ServerProfile(flavour, version, mem_allocator, quantum, build)
-
-
-def describe_allocator(allocator: str) -> str:
-    """A model allocator's few words (``"glibc malloc"``), for tables."""
-    return SHORT_NAME[allocator]
 
 
 def probe(client: redis.Redis, namespace: str) -> dict[str, Any]:
