@@ -119,3 +119,19 @@ def test_unreachable_redis_url_is_a_clear_error(no_env):
     no_env.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
     with pytest.raises(ServerError, match=re.escape("cannot reach Redis at redis://127.0.0.1:1/0")):
         setlab.connect("ch", quiet=True)
+
+
+def test_the_banner_says_big_allocations_are_allowed_when_setlab_allow_big_is_set():
+    facts = {"version": (7, 0, 15), "flavour": "Redis", "valkey_version": (),
+             "allocator": "jemalloc-5.3.0", "quantum": 16, "modules": {}}  # fmt: skip
+    lab = backend.Lab(None, "live", "setlab:x:", "db:6379", facts=facts)
+    assert lab.banner.endswith("allocations over 64 MiB need SETLAB_ALLOW_BIG=1")
+    lab.allow_big = True
+    assert lab.banner.endswith("allocations over 64 MiB allowed (SETLAB_ALLOW_BIG=1)")
+    assert "need" not in lab.banner
+    assert lab.banner.startswith("live Redis 7.0.15 (jemalloc-5.3.0, 16-byte quantum; ")
+    assert "the book's models: exact" in lab.banner
+    valkey = dict(facts, flavour="Valkey", valkey_version=(8, 1, 8), version=(7, 2, 4),
+                  allocator="libc", quantum=None)  # fmt: skip
+    lab = backend.Lab(None, "live", "setlab:x:", "db:6379", facts=valkey)
+    assert lab.banner.startswith("live Valkey 8.1.8 (libc; the book's models: modelled) on db:")
